@@ -1,0 +1,603 @@
+"""GPU and model catalogs: the shipped CSV data, name resolution and parameter counting.
+
+The catalogs live in ``reportgen/data/gpus.csv`` and ``reportgen/data/models.csv``. Every row
+carries its source; :func:`load_catalogs` validates them once and returns them as DataFrames
+indexed by canonical name. Users may type any alias (case-insensitive, organisation prefixes and
+``-Instruct``/``-chat``/``-hf``/``-it``/``-base`` suffixes ignored for models); unknown names raise
+:class:`CatalogLookupError` with "did you mean" suggestions.
+
+:func:`count_params` and :func:`read_hf_config` turn a Hugging Face ``config.json`` into a model
+row, counting parameters from the architecture (dense, GQA, MoE, DeepSeek MLA, gpt-oss).
+"""
+
+from __future__ import annotations
+
+import difflib
+import functools
+import json
+import math
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from reportgen.errors import CatalogError
+
+__all__ = [
+    "GPU_FIELDS",
+    "MODEL_FIELDS",
+    "CatalogError",
+    "CatalogLookupError",
+    "Catalogs",
+    "count_params",
+    "load_catalogs",
+    "read_hf_config",
+    "resolve_gpu",
+    "resolve_model",
+]
+
+DATA_DIR = Path(__file__).parent / "data"
+
+GPU_NUMERIC: tuple[str, ...] = (
+    "memory_gib",
+    "bandwidth_tbps",
+    "bf16_tflops",
+    "fp8_tflops",
+    "fp4_tflops",
+    "int8_tops",
+    "tdp_w",
+    "gpus_per_node",
+    "link_gbps",
+    "link_latency_us",
+    "price_per_gpu_hour",
+)
+GPU_FIELDS: tuple[str, ...] = (
+    "aliases",
+    "vendor",
+    "family",
+    "form_factor",
+    *GPU_NUMERIC[:8],
+    "link",
+    "link_gbps",
+    "link_latency_us",
+    "price_per_gpu_hour",
+    "price_source",
+    "price_date",
+    "source",
+    "source_date",
+    "notes",
+)
+MODEL_NUMERIC: tuple[str, ...] = (
+    "params_b",
+    "active_params_b",
+    "layers",
+    "hidden_size",
+    "attention_heads",
+    "kv_heads",
+    "head_dim",
+    "mla_kv_dim",
+    "experts",
+    "experts_per_token",
+    "expert_params_b",
+    "max_context",
+)
+MODEL_FIELDS: tuple[str, ...] = (
+    "hf_id",
+    "aliases",
+    "architecture",
+    *MODEL_NUMERIC,
+    "source",
+    "source_date",
+    "notes",
+)
+
+GPU_FAMILIES = frozenset({"hopper", "ampere", "ada", "blackwell", "cdna3"})
+GPU_LINKS = frozenset({"nvlink", "pcie", "xgmi"})
+# Numeric fields that must be strictly positive (the others may be 0).
+_GPU_POSITIVE = frozenset(GPU_NUMERIC) - {"fp8_tflops", "fp4_tflops", "int8_tops"}
+_MODEL_POSITIVE = frozenset(MODEL_NUMERIC) - {
+    "mla_kv_dim",
+    "experts",
+    "experts_per_token",
+    "expert_params_b",
+}
+
+
+class CatalogLookupError(LookupError):
+    """A GPU or model name matched no catalog row."""
+
+    def __init__(self, name: str, kind: str, suggestions: list[str], known: list[str]) -> None:
+        self.name = name
+        self.kind = kind
+        self.suggestions = suggestions
+        self.known = known
+        label = "GPU" if kind == "gpu" else kind
+        hint = f" Did you mean: {', '.join(suggestions)}?" if suggestions else ""
+        super().__init__(f"unknown {label} {name!r}.{hint} Known {label}s: {', '.join(known)}.")
+
+
+# ---------------------------------------------------------------------------
+# Name normalisation
+# ---------------------------------------------------------------------------
+
+_PAREN = re.compile(r"\([^)]*\)")
+_SEPARATORS = re.compile(r"[\s_/]+")
+_DASHES = re.compile(r"-{2,}")
+_MODEL_NOISE = frozenset({"instruct", "chat", "hf", "it", "base"})
+_GPU_VENDOR_PREFIXES = ("nvidia-", "amd-instinct-", "amd-", "instinct-")
+
+
+def _basic_key(name: str) -> str:
+    text = _PAREN.sub(" ", name).strip().lower()
+    text = _SEPARATORS.sub("-", text)
+    return _DASHES.sub("-", text).strip("-")
+
+
+def normalise_gpu(name: str) -> str:
+    """Return the lookup key of a GPU name (case, separators, vendor prefix and remarks removed)."""
+    key = _basic_key(name)
+    for prefix in _GPU_VENDOR_PREFIXES:
+        if key.startswith(prefix) and len(key) > len(prefix):
+            key = key[len(prefix) :]
+    return key
+
+
+def normalise_model(name: str) -> str:
+    """Return the lookup key of a model name (org prefix and instruct/chat/hf/it/base dropped)."""
+    text = _PAREN.sub(" ", name).strip()
+    text = text.rsplit("/", 1)[-1] if "/" in text else text
+    parts = [p for p in _basic_key(text).split("-") if p and p not in _MODEL_NOISE]
+    return "-".join(parts)
+
+
+def _split_aliases(value: object) -> list[str]:
+    return [a.strip() for a in str(value).split(";") if a.strip()]
+
+
+def _lookup_table(frame: pd.DataFrame, norm: Callable[[str], str]) -> dict[str, str]:
+    """Map every normalised name/alias/hf_id key to its canonical row name."""
+    table: dict[str, str] = {}
+    for canonical, row in frame.iterrows():
+        name = str(canonical)
+        labels = [name, *_split_aliases(row["aliases"])]
+        if "hf_id" in frame.columns and str(row["hf_id"]).strip():
+            labels.append(str(row["hf_id"]))
+        for label in labels:
+            key = norm(label)
+            if not key:
+                continue
+            owner = table.setdefault(key, name)
+            if owner != name:
+                raise CatalogError(
+                    f"name or alias {label!r} (key {key!r}) is used by both {owner!r} and {name!r}"
+                )
+    return table
+
+
+def _resolve(frame: pd.DataFrame, name: str, kind: str, norm: Callable[[str], str]) -> str:
+    table = _lookup_table(frame, norm)
+    key = norm(name)
+    if key in table:
+        return table[key]
+    suggestions: list[str] = []
+    for match in difflib.get_close_matches(key, list(table), n=12, cutoff=0.5):
+        if table[match] not in suggestions:
+            suggestions.append(table[match])
+    known = sorted(str(n) for n in frame.index)
+    raise CatalogLookupError(name, kind, suggestions[:3], known)
+
+
+# ---------------------------------------------------------------------------
+# Catalog frames
+# ---------------------------------------------------------------------------
+
+
+def _coerce(
+    raw: pd.DataFrame, fields: tuple[str, ...], numeric: tuple[str, ...], kind: str
+) -> pd.DataFrame:
+    """Check columns, convert numeric columns to float64 and text columns to str."""
+    expected = ["name", *fields]
+    if list(raw.columns) != expected:
+        raise CatalogError(
+            f"{kind} catalog columns are {list(raw.columns)}; expected exactly {expected}"
+        )
+    frame = raw.copy()
+    frame["name"] = frame["name"].astype(str).str.strip()
+    if (frame["name"] == "").any():
+        raise CatalogError(f"{kind} catalog has a row without a name")
+    duplicated = frame["name"][frame["name"].duplicated()].tolist()
+    if duplicated:
+        raise CatalogError(f"{kind} catalog has duplicate names: {duplicated}")
+    for column in fields:
+        if column in numeric:
+            values = pd.to_numeric(frame[column], errors="coerce").astype("float64")
+            bad = frame["name"][values.isna()].tolist()
+            if bad:
+                raise CatalogError(f"{kind} catalog: missing or non-numeric {column!r} for {bad}")
+            frame[column] = values
+        else:
+            frame[column] = frame[column].fillna("").astype(str)
+    return frame.set_index("name")
+
+
+def _check_gpus(frame: pd.DataFrame) -> None:
+    for name, row in frame.iterrows():
+        for column in GPU_NUMERIC:
+            value = float(row[column])
+            if value < 0 or (column in _GPU_POSITIVE and value <= 0) or math.isinf(value):
+                raise CatalogError(f"gpu {name!r}: {column} = {value} is out of range")
+        if row["family"] not in GPU_FAMILIES:
+            raise CatalogError(
+                f"gpu {name!r}: family {row['family']!r} not in {sorted(GPU_FAMILIES)}"
+            )
+        if row["link"] not in GPU_LINKS:
+            raise CatalogError(f"gpu {name!r}: link {row['link']!r} not in {sorted(GPU_LINKS)}")
+    _lookup_table(frame, normalise_gpu)
+
+
+def _check_models(frame: pd.DataFrame) -> None:
+    for name, row in frame.iterrows():
+        for column in MODEL_NUMERIC:
+            value = float(row[column])
+            if value < 0 or (column in _MODEL_POSITIVE and value <= 0) or math.isinf(value):
+                raise CatalogError(f"model {name!r}: {column} = {value} is out of range")
+        if row["active_params_b"] > row["params_b"] * (1 + 1e-9):
+            raise CatalogError(f"model {name!r}: active_params_b exceeds params_b")
+        if row["attention_heads"] % row["kv_heads"] != 0:
+            raise CatalogError(f"model {name!r}: attention_heads is not a multiple of kv_heads")
+        moe = (row["experts"] > 0, row["experts_per_token"] > 0, row["expert_params_b"] > 0)
+        if any(moe) and not all(moe):
+            raise CatalogError(
+                f"model {name!r}: experts, experts_per_token and expert_params_b must all be 0 "
+                "(dense) or all be positive (MoE)"
+            )
+        if row["experts_per_token"] > row["experts"] or row["expert_params_b"] >= row["params_b"]:
+            raise CatalogError(f"model {name!r}: inconsistent MoE fields")
+    _lookup_table(frame, normalise_model)
+
+
+def _upsert(
+    frame: pd.DataFrame,
+    name: str,
+    fields: Mapping[str, object],
+    columns: tuple[str, ...],
+    numeric: tuple[str, ...],
+    kind: str,
+    norm: Callable[[str], str],
+) -> pd.DataFrame:
+    unknown = sorted(set(fields) - set(columns))
+    if unknown:
+        raise CatalogError(f"unknown {kind} field(s) {unknown}; allowed: {list(columns)}")
+    if not name.strip():
+        raise CatalogError(f"a {kind} override needs a non-empty name")
+    existing = _lookup_table(frame, norm).get(norm(name))
+    canonical = existing if existing is not None else name.strip()
+    if existing is not None:
+        row: dict[str, object] = {c: frame.at[existing, c] for c in columns}
+        # Blank text (e.g. the empty aliases of read_hf_config) keeps the existing value.
+        fields = {k: v for k, v in fields.items() if k in numeric or str(v).strip()}
+    else:
+        row = {c: (math.nan if c in numeric else "") for c in columns}
+    row.update(fields)
+    rest = frame.drop(index=canonical, errors="ignore").reset_index()
+    new = pd.DataFrame([{"name": canonical, **row}])
+    combined = pd.concat([rest.astype(object), new.astype(object)], ignore_index=True)
+    return _coerce(combined, columns, numeric, kind)
+
+
+@dataclass(frozen=True, eq=False)
+class Catalogs:
+    """The GPU and model catalogs, indexed by canonical name (treat the frames as read-only)."""
+
+    gpus: pd.DataFrame
+    models: pd.DataFrame
+
+    def with_model(self, name: str, fields: Mapping[str, object]) -> Catalogs:
+        """Return a copy with model ``name`` added, or its row updated with ``fields``.
+
+        If ``name`` resolves to an existing model (name, alias or HF id), that row is updated
+        and keeps its canonical name (blank text fields keep their old value); otherwise a new
+        row is created and every numeric field must be given. Raises :class:`CatalogError` if
+        the result is inconsistent (missing numbers, an alias already used by another row).
+        """
+        models = _upsert(
+            self.models, name, fields, MODEL_FIELDS, MODEL_NUMERIC, "model", normalise_model
+        )
+        _check_models(models)
+        return replace(self, models=models)
+
+    def with_gpu(self, name: str, fields: Mapping[str, object]) -> Catalogs:
+        """Return a copy with GPU ``name`` added, or its row updated with ``fields``.
+
+        Same rules as :meth:`with_model`.
+        """
+        gpus = _upsert(self.gpus, name, fields, GPU_FIELDS, GPU_NUMERIC, "gpu", normalise_gpu)
+        _check_gpus(gpus)
+        return replace(self, gpus=gpus)
+
+
+def _read_csv(
+    path: Path, fields: tuple[str, ...], numeric: tuple[str, ...], kind: str
+) -> pd.DataFrame:
+    try:
+        raw = pd.read_csv(path, dtype=str, keep_default_na=False)
+    except (OSError, pd.errors.ParserError) as exc:
+        raise CatalogError(f"cannot read {kind} catalog {path.name}: {exc}") from exc
+    return _coerce(raw, fields, numeric, kind)
+
+
+@functools.cache
+def _load_shipped() -> Catalogs:
+    gpus = _read_csv(DATA_DIR / "gpus.csv", GPU_FIELDS, GPU_NUMERIC, "gpu")
+    models = _read_csv(DATA_DIR / "models.csv", MODEL_FIELDS, MODEL_NUMERIC, "model")
+    _check_gpus(gpus)
+    _check_models(models)
+    return Catalogs(gpus=gpus, models=models)
+
+
+def load_catalogs() -> Catalogs:
+    """Return the shipped, validated catalogs (files read once; each call gets fresh copies)."""
+    shipped = _load_shipped()
+    return Catalogs(gpus=shipped.gpus.copy(), models=shipped.models.copy())
+
+
+def resolve_gpu(catalogs: Catalogs, name: str) -> str:
+    """Return the canonical GPU name for ``name`` or raise :class:`CatalogLookupError`."""
+    return _resolve(catalogs.gpus, name, "gpu", normalise_gpu)
+
+
+def resolve_model(catalogs: Catalogs, name: str) -> str:
+    """Return the canonical model name for ``name`` or raise :class:`CatalogLookupError`."""
+    return _resolve(catalogs.models, name, "model", normalise_model)
+
+
+# ---------------------------------------------------------------------------
+# Parameter counting from a Hugging Face config
+# ---------------------------------------------------------------------------
+
+_LAYER_KEYS = ("num_hidden_layers", "n_layer", "num_layers", "n_layers")
+_HIDDEN_KEYS = ("hidden_size", "n_embd", "d_model")
+_HEAD_KEYS = ("num_attention_heads", "n_head", "n_heads")
+_KV_KEYS = ("num_key_value_heads", "num_kv_heads", "n_kv_heads")
+_FFN_KEYS = ("intermediate_size", "n_inner", "ffn_hidden_size")
+_CONTEXT_KEYS = ("max_position_embeddings", "n_positions", "max_seq_len", "seq_length")
+_EXPERT_KEYS = ("num_local_experts", "num_experts", "n_routed_experts")
+_TOPK_KEYS = ("num_experts_per_tok", "experts_per_token", "num_experts_per_token")
+# Plain (non-gated) MLPs with LayerNorm (weight + bias); everything else is gated with RMSNorm.
+_NON_GATED = frozenset({"gptj", "falcon", "gpt_neox", "gpt2"})
+_TIED_BY_DEFAULT = frozenset({"gemma", "gemma2", "falcon"})
+
+
+def _find(cfg: Mapping[str, Any], keys: tuple[str, ...]) -> Any:
+    for key in keys:
+        value = cfg.get(key)
+        if value is not None:
+            return value
+    return None
+
+
+def _need_int(cfg: Mapping[str, Any], keys: tuple[str, ...]) -> int:
+    value = _find(cfg, keys)
+    if value is None:
+        alternatives = f" (or {', '.join(keys[1:])})" if len(keys) > 1 else ""
+        raise ValueError(f"config.json lacks {keys[0]!r}{alternatives}")
+    try:
+        number = int(value)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"config.json field {keys[0]!r} is not an integer: {value!r}") from exc
+    if number < 0:
+        raise ValueError(f"config.json field {keys[0]!r} is negative: {number}")
+    return number
+
+
+def _opt_int(cfg: Mapping[str, Any], keys: tuple[str, ...], default: int) -> int:
+    return _need_int(cfg, keys) if _find(cfg, keys) is not None else default
+
+
+def _flatten(cfg: Mapping[str, Any]) -> dict[str, Any]:
+    """Merge a nested ``text_config`` (multimodal wrappers) over the top level."""
+    flat = dict(cfg)
+    text = cfg.get("text_config")
+    if isinstance(text, Mapping) and "hidden_size" not in cfg:
+        flat.update(text)
+    return flat
+
+
+@dataclass(frozen=True)
+class _Arch:
+    model_type: str
+    layers: int
+    hidden: int
+    heads: int
+    kv_heads: int
+    head_dim: int
+    mla_kv_dim: int
+    experts: int
+    top_k: int
+    max_context: int
+    total: float
+    active: float
+    expert: float
+
+
+def _analyse(cfg: Mapping[str, Any]) -> _Arch:
+    c = _flatten(cfg)
+    mt = str(c.get("model_type", "")).lower()
+    n_layers = _need_int(c, _LAYER_KEYS)
+    h = _need_int(c, _HIDDEN_KEYS)
+    n_heads = _need_int(c, _HEAD_KEYS)
+    vocab = _need_int(c, ("vocab_size",))
+    max_context = _need_int(c, _CONTEXT_KEYS)
+    if n_layers == 0 or h == 0 or n_heads == 0:
+        raise ValueError("config.json has zero layers, hidden_size or attention heads")
+    if (
+        c.get("multi_query")
+        and not c.get("new_decoder_architecture")
+        and _find(c, _KV_KEYS) is None
+    ):
+        n_kv = 1
+    else:
+        n_kv = _opt_int(c, _KV_KEYS, n_heads)
+    head_dim = _opt_int(c, ("head_dim",), h // n_heads)
+    non_gated = mt in _NON_GATED
+    norm_size = 2 * h if non_gated else h  # LayerNorm has a bias, RMSNorm does not
+    tie = bool(c.get("tie_word_embeddings", mt in _TIED_BY_DEFAULT))
+
+    # Embeddings, output head, final norm.
+    total = float(vocab * h * (1 if tie else 2) + norm_size)
+    if mt == "gptj":
+        total += vocab  # lm_head bias
+
+    # Attention (per layer).
+    mla_kv_dim = 0
+    kv_lora = c.get("kv_lora_rank")
+    if kv_lora:
+        rope = _need_int(c, ("qk_rope_head_dim",))
+        nope = _need_int(c, ("qk_nope_head_dim",))
+        v_dim = _need_int(c, ("v_head_dim",))
+        q_lora = int(c.get("q_lora_rank") or 0)
+        kv_r = int(kv_lora)
+        q_out = n_heads * (nope + rope)
+        q = h * q_lora + q_lora + q_lora * q_out if q_lora else h * q_out
+        attn = q + h * (kv_r + rope) + kv_r + kv_r * n_heads * (nope + v_dim) + n_heads * v_dim * h
+        head_dim = nope + rope
+        mla_kv_dim = kv_r + rope
+    else:
+        q_dim, kv_dim = n_heads * head_dim, n_kv * head_dim
+        attn = h * q_dim + 2 * h * kv_dim + q_dim * h
+        bias = bool(c.get("attention_bias") or c.get("bias"))
+        if bias or c.get("qkv_bias") or mt in {"qwen2", "qwen2_moe"}:
+            attn += q_dim + 2 * kv_dim
+        if bias:
+            attn += h
+        if mt in {"qwen3", "qwen3_moe"}:
+            attn += 2 * head_dim  # q_norm, k_norm
+        if mt == "gpt_oss":
+            attn += n_heads  # attention sinks
+    if mt == "gptj" or (mt == "falcon" and not c.get("new_decoder_architecture")):
+        norms = 1
+    elif mt.startswith("gemma2") or mt.startswith("gemma3"):
+        norms = 4
+    else:
+        norms = 2
+    per_layer_common = attn + norms * norm_size
+
+    # Feed-forward: dense layers and MoE layers.
+    def dense_mlp() -> int:
+        inter = _opt_int(c, _FFN_KEYS, 4 * h) if non_gated else _need_int(c, _FFN_KEYS)
+        if non_gated:
+            biased = mt in {"gptj", "gpt_neox", "gpt2"} or bool(c.get("bias"))
+            return 2 * h * inter + ((inter + h) if biased else 0)
+        return 3 * h * inter + ((2 * inter + h) if c.get("mlp_bias") else 0)
+
+    n_experts = _opt_int(c, _EXPERT_KEYS, 0)
+    top_k = _opt_int(c, _TOPK_KEYS, 0) if n_experts else 0
+    if n_experts and not top_k:
+        raise ValueError("config.json has experts but lacks 'num_experts_per_tok'")
+    if n_experts:
+        first_dense = int(c.get("first_k_dense_replace") or 0)
+        freq = int(c.get("moe_layer_freq") or 1)
+        step = int(c.get("decoder_sparse_step") or 1)
+        mlp_only = {int(i) for i in (c.get("mlp_only_layers") or [])}
+        moe_layers = sum(
+            1
+            for i in range(n_layers)
+            if i >= first_dense and i % freq == 0 and (i + 1) % step == 0 and i not in mlp_only
+        )
+    else:
+        moe_layers = 0
+    dense_layers = n_layers - moe_layers
+
+    expert_total = 0.0
+    active = 0.0
+    if moe_layers:
+        e_inter = _opt_int(c, ("moe_intermediate_size",), 0) or _need_int(c, _FFN_KEYS)
+        per_expert = 3 * h * e_inter + ((2 * e_inter + h) if mt == "gpt_oss" else 0)
+        router = h * n_experts + (n_experts if mt in {"gpt_oss", "deepseek_v3"} else 0)
+        shared = int(c.get("n_shared_experts") or 0) * 3 * h * e_inter
+        shared_inter = int(c.get("shared_expert_intermediate_size") or 0)
+        if shared_inter:
+            shared += 3 * h * shared_inter + h  # shared expert + its sigmoid gate
+        expert_total = float(moe_layers * n_experts * per_expert)
+        moe_fixed = moe_layers * (router + shared)
+        active_experts = float(moe_layers * top_k * per_expert)
+    else:
+        moe_fixed = 0
+        active_experts = 0.0
+    dense_ffn = dense_layers * dense_mlp() if dense_layers else 0
+
+    non_expert = total + n_layers * per_layer_common + dense_ffn + moe_fixed
+    total = non_expert + expert_total
+    active = non_expert + active_experts
+    return _Arch(
+        model_type=mt,
+        layers=n_layers,
+        hidden=h,
+        heads=n_heads,
+        kv_heads=n_kv,
+        head_dim=head_dim,
+        mla_kv_dim=mla_kv_dim,
+        experts=n_experts if moe_layers else 0,
+        top_k=top_k if moe_layers else 0,
+        max_context=max_context,
+        total=total,
+        active=active,
+        expert=expert_total,
+    )
+
+
+def count_params(cfg: Mapping[str, Any]) -> tuple[float, float, float]:
+    """Count parameters of an HF ``config.json`` dict: (total, active per token, routed experts).
+
+    Counts embeddings (once if tied), attention (GQA, biases, DeepSeek MLA), MLPs (gated or
+    plain), MoE routers, shared and routed experts, and norms. Multi-token-prediction heads
+    (DeepSeek ``num_nextn_predict_layers``) are not counted. Raises ``ValueError`` naming the
+    missing key when the config lacks a needed field.
+    """
+    arch = _analyse(cfg)
+    return arch.total, arch.active, arch.expert
+
+
+def read_hf_config(path: Path) -> dict[str, float | str]:
+    """Read a local Hugging Face ``config.json`` into a model row (all of ``MODEL_FIELDS``).
+
+    Parameter counts come from :func:`count_params`; numeric values are floats. Raises
+    ``ValueError`` if the file is not valid JSON or lacks a field the row needs.
+    """
+    try:
+        cfg = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"cannot read {Path(path).name} as JSON: {exc}") from exc
+    if not isinstance(cfg, dict):
+        raise ValueError(f"{Path(path).name} does not hold a JSON object")
+    arch = _analyse(cfg)
+    architectures = cfg.get("architectures")
+    if isinstance(architectures, list) and architectures:
+        architecture = str(architectures[0])
+    else:
+        architecture = arch.model_type
+    name_or_path = str(cfg.get("_name_or_path") or "")
+    hf_id = name_or_path if re.fullmatch(r"[\w.-]+/[\w.-]+", name_or_path) else ""
+    return {
+        "hf_id": hf_id,
+        "aliases": "",
+        "architecture": architecture,
+        "params_b": arch.total / 1e9,
+        "active_params_b": arch.active / 1e9,
+        "layers": float(arch.layers),
+        "hidden_size": float(arch.hidden),
+        "attention_heads": float(arch.heads),
+        "kv_heads": float(arch.kv_heads),
+        "head_dim": float(arch.head_dim),
+        "mla_kv_dim": float(arch.mla_kv_dim),
+        "experts": float(arch.experts),
+        "experts_per_token": float(arch.top_k),
+        "expert_params_b": arch.expert / 1e9,
+        "max_context": float(arch.max_context),
+        "source": f"local config.json ({Path(path).parent.name}/{Path(path).name})",
+        "source_date": "",
+        "notes": "parameters counted from the architecture by reportgen.catalog.count_params",
+    }

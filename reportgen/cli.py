@@ -1,0 +1,159 @@
+"""The `reportgen` command line. Thin: parse, build one options object, call one function, map
+errors to exit codes (0 ok, 2 for anything the user can fix, 1 for a bug)."""
+
+from __future__ import annotations
+
+import sys
+import traceback
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import click
+
+from reportgen import __version__
+from reportgen.errors import CatalogError, ReportgenError
+
+DEFAULT_INPUT = Path("inputs/scenarios.csv")
+EXIT_USER_ERROR = 2
+EXIT_BUG = 1
+
+
+def _fail(message: str, code: int) -> None:
+    click.echo(f"reportgen: {message}", err=True)
+    raise SystemExit(code)
+
+
+def _guarded(debug: bool, action: Callable[[], None]) -> None:
+    try:
+        action()
+    except CatalogError as err:
+        if debug:
+            traceback.print_exc()
+        _fail(f"the shipped catalog is inconsistent (this is a bug): {err}", EXIT_BUG)
+    except ReportgenError as err:
+        if debug:
+            traceback.print_exc()
+        _fail(str(err), EXIT_USER_ERROR)
+    except KeyboardInterrupt:
+        _fail("interrupted; nothing was written.", 130)
+    except Exception as err:  # the last line of defence: a bug, reported as one
+        if debug:
+            traceback.print_exc()
+        _fail(
+            f"internal error (this is a bug): {type(err).__name__}: {err}. Nothing was written. "
+            "Run again with --debug for the traceback and report it.",
+            EXIT_BUG,
+        )
+
+
+def _warn(warnings: Sequence[str]) -> None:
+    for warning in warnings:
+        click.echo(f"reportgen: warning: {warning}", err=True)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="reportgen")
+def app() -> None:
+    """GPU capacity and budget plans for LLM inference services.
+
+    Reads scenarios (peak QPS, prompt and output lengths, model, GPU, price, latency targets)
+    from CSV or XLSX and writes an Excel workbook with live formulas, a PDF report and a results
+    CSV. Run `reportgen columns` for the input columns.
+    """
+
+
+@app.command()
+@click.argument("input_path", metavar="[INPUT]", required=False, type=click.Path(path_type=Path))
+@click.option("--out", "out_dir", default=Path("outputs"), show_default=True,
+              type=click.Path(path_type=Path, file_okay=False), help="Folder for the outputs.")
+@click.option("--title", default="", help="Plan or organisation name for the cover.")
+@click.option("--format", "formats", multiple=True, type=click.Choice(["csv", "xlsx", "pdf"]),
+              help="Outputs to write (repeatable; default: all).")
+@click.option("--debug", is_flag=True, help="Show tracebacks.")
+def build(input_path: Path | None, out_dir: Path, title: str, formats: tuple[str, ...],
+          debug: bool) -> None:
+    """Build the results CSV, workbook and PDF from INPUT (default inputs/scenarios.csv)."""
+    from reportgen.pipeline import FORMATS, BuildOptions
+    from reportgen.pipeline import build as run_build
+    from reportgen.terminal import progress_reporter, summary_table
+
+    options = BuildOptions(input_path or DEFAULT_INPUT, out_dir, title, formats or FORMATS)
+
+    def action() -> None:
+        with progress_reporter() as step:
+            result = run_build(options, step)
+        _warn(result.warnings)
+        summary_table(result)
+
+    _guarded(debug, action)
+
+
+@app.command()
+@click.argument("input_path", metavar="INPUT", type=click.Path(path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="JSON instead of CSV.")
+@click.option("--debug", is_flag=True, help="Show tracebacks.")
+def estimate(input_path: Path, as_json: bool, debug: bool) -> None:
+    """Estimate INPUT and print the results (CSV, or JSON with --json) to stdout."""
+    from reportgen.pipeline import load, make_plan, results_json, write_results_csv
+
+    def action() -> None:
+        checked = load(input_path)
+        plan = make_plan(checked, input_path.name)
+        _warn(checked.warnings)
+        if as_json:
+            click.echo(results_json(plan.results))
+        else:
+            write_results_csv(plan.results, sys.stdout)
+
+    _guarded(debug, action)
+
+
+@app.command()
+@click.argument("input_path", metavar="INPUT", type=click.Path(path_type=Path))
+@click.option("--debug", is_flag=True, help="Show tracebacks.")
+def validate(input_path: Path, debug: bool) -> None:
+    """Check INPUT and list every problem; writes nothing."""
+    from reportgen.pipeline import load
+
+    def action() -> None:
+        checked = load(input_path)
+        _warn(checked.warnings)
+        click.echo(f"{input_path}: {len(checked.scenarios)} scenarios, no problems.")
+
+    _guarded(debug, action)
+
+
+@app.command()
+@click.option("--markdown", is_flag=True, help="A Markdown table (for the README).")
+def columns(markdown: bool) -> None:
+    """Every input column with type, unit, default, allowed values and meaning."""
+    from reportgen.terminal import columns_table
+
+    columns_table(markdown)
+
+
+@app.command()
+@click.argument("kind", type=click.Choice(["gpus", "models"]))
+def catalog(kind: str) -> None:
+    """The GPUs or models reportgen knows, with their sources."""
+    from reportgen.terminal import catalog_table
+
+    _guarded(False, lambda: catalog_table(kind))
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; return the exit code."""
+    try:
+        app.main(args=list(argv) if argv is not None else None, prog_name="reportgen",
+                 standalone_mode=False)
+    except click.exceptions.Exit as done:
+        return int(done.exit_code or 0)
+    except click.ClickException as err:
+        err.show()
+        return EXIT_USER_ERROR
+    except click.exceptions.Abort:
+        click.echo("reportgen: aborted.", err=True)
+        return 130
+    except SystemExit as done:
+        return int(done.code or 0) if isinstance(done.code, int) else EXIT_BUG
+    return 0

@@ -1,0 +1,106 @@
+"""estimate(): scenarios in, one results row per scenario out. Pure and vectorised.
+
+The engine evaluates the quantity registry in order over all scenarios at once. It never reads
+files, prints or raises for a scenario that does not fit: that is a result with a reason.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from reportgen import schema
+from reportgen.quantities import REGISTRY, input_kind
+from reportgen.quantities.registry import RAW_PREFIX
+from reportgen.units import CONSTANTS
+from reportgen.xlfuncs import Array
+
+RESULT_COLUMNS: tuple[str, ...] = tuple(REGISTRY)
+
+# Which scenario column (or quantity) keys each lookup prefix, and in which table.
+LOOKUP_KEYS = {"gpu": "gpu", "model": "model", "eff": "efficiency_key"}
+
+
+@dataclass(frozen=True)
+class Tables:
+    """The tables lookups read: GPUs and models (index = catalog name) and efficiencies
+    (index = efficiency key)."""
+
+    gpus: pd.DataFrame
+    models: pd.DataFrame
+    efficiency: pd.DataFrame
+
+    def table(self, prefix: str) -> pd.DataFrame:
+        """The table a lookup prefix reads."""
+        return {"gpu": self.gpus, "model": self.models, "eff": self.efficiency}[prefix]
+
+
+def _column(frame: pd.DataFrame, name: str) -> Array:
+    if name in schema.NUMBER_COLUMNS:
+        return frame[name].to_numpy(dtype=float, na_value=np.nan)
+    return frame[name].fillna("").to_numpy(dtype=object)
+
+
+def _as_array(value: Any, n: int) -> Array:
+    array = np.asarray(value)
+    if array.ndim == 0:
+        return np.full(n, value, dtype=object if isinstance(value, str) else float)
+    if array.dtype.kind in "biuf":
+        return array.astype(float)
+    return array.astype(object)
+
+
+def estimate(
+    scenarios: pd.DataFrame,
+    tables: Tables,
+    constants: Mapping[str, float | str] | None = None,
+    overrides: Mapping[str, Any] | None = None,
+) -> pd.DataFrame:
+    """Every quantity for every scenario.
+
+    ``scenarios`` is a validated frame (see validate.py): one row per scenario, every input column
+    present, blanks as NaN (numbers) or "" (text), model and GPU as catalog names present in
+    ``tables``. ``constants`` overrides values of units.CONSTANTS by name; ``overrides`` pins
+    quantities (e.g. ``{"batch": 64}``) so that everything downstream is evaluated at that value,
+    which is how the batch curves are drawn.
+    """
+    values = {name: c.value for name, c in CONSTANTS.items()}
+    values.update(constants or {})
+    n = len(scenarios)
+    env: dict[str, Array] = {}
+    indexers: dict[str, Array] = {}
+
+    def lookup(name: str) -> Array:
+        prefix, field = name.split("__", 1)
+        table = tables.table(prefix)
+        if prefix not in indexers:
+            key_name = LOOKUP_KEYS[prefix]
+            keys = env[key_name] if key_name in env else _column(scenarios, key_name)
+            position = table.index.get_indexer(pd.Index(keys))
+            if (position < 0).any():
+                missing = sorted({str(k) for k, p in zip(keys, position, strict=True) if p < 0})
+                raise KeyError(f"no {prefix} table row for {missing}")
+            indexers[prefix] = position
+        column = table[field]
+        data = column.to_numpy(dtype=float) if column.dtype.kind in "biuf" else column.to_numpy()
+        return _as_array(data[indexers[prefix]], n)
+
+    def resolve(name: str) -> Any:
+        kind = input_kind(name)
+        if kind == "raw":
+            return _column(scenarios, name.removeprefix(RAW_PREFIX))
+        if kind == "lookup":
+            return lookup(name)
+        if kind == "constant":
+            return values[name]
+        return env[name]
+
+    pinned = dict(overrides or {})
+    for q in REGISTRY.values():
+        value = pinned[q.name] if q.name in pinned else q.compute(*(resolve(i) for i in q.inputs))
+        env[q.name] = _as_array(value, n)
+    return pd.DataFrame(env, index=scenarios.index)[list(RESULT_COLUMNS)]

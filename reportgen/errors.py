@@ -1,0 +1,78 @@
+"""The exceptions reportgen raises, split by whose fault it is.
+
+* ReportgenError
+  x InputError                  the user can fix it: exit code 2, nothing written
+    + ScenarioFileError         missing, empty, unreadable or oversized input file
+    + ScenarioValidationError   one or more cell-level problems, all listed in ``issues``
+  x OutputError                 an output cannot be written (read-only folder, file locked)
+  x CatalogError                the shipped catalog data is inconsistent (a bug in our data)
+
+A scenario that merely does not fit (weights larger than memory, a latency target no batch can
+meet) is not an error: it is a result with a reason in its ``bottleneck`` and ``notes`` columns.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+class ReportgenError(Exception):
+    """Base class of every error reportgen raises on purpose."""
+
+
+class InputError(ReportgenError):
+    """The input is wrong in a way the user can fix."""
+
+
+class ScenarioFileError(InputError):
+    """The scenario file itself cannot be used (missing, empty, corrupt, too large)."""
+
+
+@dataclass(frozen=True)
+class Issue:
+    """One problem found in the input: where, what was found, what was expected, what to do."""
+
+    row: int | None  # 1-based data row as a spreadsheet shows it (header = row 1), None = file-wide
+    column: str | None
+    found: str
+    expected: str
+    scenario: str | None = None
+    hint: str = ""
+
+    def describe(self) -> str:
+        """The issue as one line of the error message."""
+        where = []
+        if self.row is not None:
+            where.append(f"row {self.row}")
+            if self.scenario:
+                where[-1] += f' (scenario "{self.scenario}")'
+        if self.column:
+            where.append(f"column {self.column}")
+        head = ", ".join(where) + ": " if where else ""
+        tail = f"; {self.hint}" if self.hint else ""
+        return f"{head}{self.found}; expected {self.expected}{tail}."
+
+
+class ScenarioValidationError(InputError):
+    """Cell-level problems in the scenario table; ``issues`` lists every one of them."""
+
+    def __init__(self, source: str, issues: list[Issue]) -> None:
+        self.source = source
+        self.issues = issues
+        super().__init__(self.render())
+
+    def render(self) -> str:
+        """The whole message: a headline, one line per issue, and what to do next."""
+        n = len(self.issues)
+        lines = [f"{self.source} has {n} problem{'s' if n != 1 else ''}; nothing was written."]
+        lines += ["  " + issue.describe() for issue in self.issues]
+        lines.append("Run `reportgen columns` to see every column, its unit and allowed values.")
+        return "\n".join(lines)
+
+
+class OutputError(ReportgenError):
+    """An output file cannot be written."""
+
+
+class CatalogError(ReportgenError):
+    """The shipped GPU, model or efficiency catalog is inconsistent."""

@@ -1,0 +1,85 @@
+"""How each unit is shown: one table for the PDF (Python format) and the workbook (number format).
+
+Both renderers format numbers through this table, so a cost reads the same in Excel and in the
+PDF: same decimals, thousands separators and currency.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Format:
+    """Display of one unit: decimals, Excel number format, suffix shown after PDF numbers."""
+
+    decimals: int
+    excel: str
+    suffix: str = ""
+    percent: bool = False
+    currency: bool = False
+
+
+_INT = Format(0, "#,##0")
+FORMATS: dict[str, Format] = {
+    "text": Format(0, "@"),
+    "flag": Format(0, "0"),
+    "req/s": Format(2, "#,##0.00", " req/s"),
+    "tokens": Format(0, "#,##0", " tokens"),
+    "sequences": Format(0, "#,##0"),
+    "fraction": Format(1, "0.0%", percent=True),
+    "×": Format(2, '0.00"×"', "×"),
+    "B params": Format(2, "#,##0.00", " B"),
+    "layers": _INT,
+    "heads": _INT,
+    "elements": _INT,
+    "GiB": Format(2, "#,##0.00", " GiB"),
+    "TB/s": Format(2, "0.00", " TB/s"),
+    "TFLOP/s": Format(1, "#,##0.0", " TFLOP/s"),
+    "FLOP/s": Format(0, "0.00E+00"),
+    "bytes": Format(1, "0.0", " B"),
+    "bytes/s": Format(0, "0.00E+00"),
+    "bytes/token": Format(0, "#,##0", " B/token"),
+    "ms": Format(1, "#,##0.0", " ms"),
+    "s": Format(3, "0.000", " s"),
+    "s/token": Format(9, "0.00E+00", " s/token"),
+    "s/sequence": Format(9, "0.00E+00", " s/seq"),
+    "GPUs": _INT,
+    "instances": _INT,
+    "nodes": _INT,
+    "kW": Format(1, "#,##0.0", " kW"),
+    "tokens/s/GPU": Format(0, "#,##0", " tok/s/GPU"),
+    "USD/GPU-h": Format(2, '"$"#,##0.00', currency=True),
+    "USD/month": Format(0, '"$"#,##0', currency=True),
+    "USD/year": Format(0, '"$"#,##0', currency=True),
+    "USD/1M tokens": Format(3, '"$"#,##0.000', currency=True),
+    "h/month": _INT,
+    "months/year": _INT,
+    "s/h": _INT,
+    "bytes/GiB": _INT,
+    "GiB/GPU": Format(1, "#,##0.0", " GiB"),
+}
+
+
+def excel_format(unit: str) -> str:
+    """The workbook number format for a unit."""
+    return FORMATS[unit].excel
+
+
+def format_value(value: object, unit: str, *, with_unit: bool = False) -> str:
+    """A value as the PDF shows it: rounded like the workbook, thousands separated."""
+    if isinstance(value, str):
+        return value
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "—"
+    fmt = FORMATS[unit]
+    number = float(value)  # type: ignore[arg-type]
+    if fmt.percent:
+        return f"{number * 100:,.{fmt.decimals}f}%"
+    if fmt.excel.endswith("E+00"):
+        return f"{number:.2e}"
+    text = f"{number:,.{fmt.decimals}f}"
+    if fmt.currency:
+        return ("-$" + text[1:]) if text.startswith("-") else "$" + text
+    return text + (fmt.suffix if with_unit else "")

@@ -1,0 +1,125 @@
+"""The only place that sequences the stages and writes files: read → validate → estimate →
+render (results CSV/JSON, workbook, PDF)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TextIO
+
+import numpy as np
+import pandas as pd
+
+from reportgen import __version__
+from reportgen.engine import RESULT_COLUMNS, estimate
+from reportgen.errors import InputError
+from reportgen.outputs import staged_outputs
+from reportgen.plan import Plan, Provenance
+from reportgen.readers import read_table
+from reportgen.validate import ValidatedInput, validate
+
+FORMATS = ("csv", "xlsx", "pdf")
+MAX_WORKBOOK_SCENARIOS = 2_000  # ~90 live formulas per scenario; ~40 s to write at this size
+MAX_PDF_SCENARIOS = 200  # one section (about a page) per scenario
+
+
+@dataclass(frozen=True)
+class BuildOptions:
+    """What `reportgen build` was asked to do."""
+
+    input_path: Path
+    out_dir: Path
+    title: str = ""
+    formats: tuple[str, ...] = FORMATS
+    generated: dt.date | None = None  # default: today
+
+
+@dataclass(frozen=True)
+class BuildResult:
+    """What a build produced."""
+
+    plan: Plan
+    outputs: tuple[Path, ...]
+    warnings: tuple[str, ...]
+
+
+def load(path: Path) -> ValidatedInput:
+    """Read and validate a scenario file (raises InputError with every problem)."""
+    return validate(read_table(path), base_dir=path.parent)
+
+
+def make_plan(checked: ValidatedInput, input_name: str, title: str = "",
+              generated: dt.date | None = None) -> Plan:
+    """Estimate a validated input and stamp it with its provenance."""
+    results = estimate(checked.scenarios, checked.tables)
+    provenance = Provenance(
+        title=title or "GPU capacity and budget plan",
+        input_name=input_name,
+        input_sha256=checked.sha256,
+        generated=generated or dt.date.today(),
+        version=__version__,
+    )
+    return Plan(checked.scenarios, checked.tables, results, provenance)
+
+
+def results_table(results: pd.DataFrame) -> pd.DataFrame:
+    """The results in the public column order."""
+    return results[list(RESULT_COLUMNS)]
+
+
+def write_results_csv(results: pd.DataFrame, path: Path | TextIO) -> None:
+    """The results table as UTF-8 CSV, full precision (10 significant digits)."""
+    results_table(results).to_csv(path, index=False, float_format="%.10g", lineterminator="\n")
+
+
+def results_json(results: pd.DataFrame) -> str:
+    """The results table as a JSON array of objects, one per scenario."""
+    records = results_table(results).replace({np.nan: None}).to_dict(orient="records")
+    return json.dumps(records, indent=2, ensure_ascii=False, allow_nan=False)
+
+
+def _check_size(plan: Plan, formats: tuple[str, ...]) -> None:
+    n = len(plan.results)
+    limits = (("xlsx", MAX_WORKBOOK_SCENARIOS, "workbook"), ("pdf", MAX_PDF_SCENARIOS, "PDF"))
+    for fmt, limit, label in limits:
+        if fmt in formats and n > limit:
+            raise InputError(
+                f"{plan.provenance.input_name} has {n:,} scenarios; the {label} is limited to "
+                f"{limit:,}. Nothing was written. Use `reportgen estimate` for a results CSV of "
+                "any size, build with --format csv, or split the file."
+            )
+
+
+def build(options: BuildOptions, progress: Callable[[str], None] | None = None) -> BuildResult:
+    """Build every requested output; nothing is written unless everything succeeds."""
+    step = progress or (lambda _: None)
+    step("reading and validating")
+    checked = load(options.input_path)
+    plan = make_plan(checked, options.input_path.name, options.title, options.generated)
+    _check_size(plan, options.formats)
+    stem = options.input_path.stem
+    outputs: list[Path] = []
+    with staged_outputs(options.out_dir) as stage:
+        if "csv" in options.formats:
+            step("writing results CSV")
+            path = options.out_dir / f"{stem}-results.csv"
+            stage(path, lambda p: write_results_csv(plan.results, p))
+            outputs.append(path)
+        if "xlsx" in options.formats:
+            step("writing workbook")
+            from reportgen.render.workbook import write_workbook
+
+            path = options.out_dir / f"{stem}.xlsx"
+            stage(path, lambda p: write_workbook(plan, p))
+            outputs.append(path)
+        if "pdf" in options.formats:
+            step("writing PDF report")
+            from reportgen.render.pdf import write_pdf
+
+            path = options.out_dir / f"{stem}.pdf"
+            stage(path, lambda p: write_pdf(plan, p))
+            outputs.append(path)
+    return BuildResult(plan, tuple(outputs), checked.warnings)

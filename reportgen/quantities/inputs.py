@@ -1,0 +1,274 @@
+"""Inputs as the plan uses them: the user's value where given, else the catalog or the default."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from reportgen.quantities.registry import quantity
+from reportgen.xlfuncs import Array
+
+
+def _given(raw: Array) -> Array:
+    return ~np.isnan(raw)
+
+
+@quantity("text", "{raw_scenario}", kind="text")
+def scenario(raw_scenario: Array) -> Array:
+    """Scenario name, as given."""
+    return raw_scenario
+
+
+@quantity("text", "{raw_model}", kind="text")
+def model(raw_model: Array) -> Array:
+    """Model, as its catalog name."""
+    return raw_model
+
+
+@quantity("text", "{raw_gpu}", kind="text")
+def gpu(raw_gpu: Array) -> Array:
+    """GPU, as its catalog name."""
+    return raw_gpu
+
+
+@quantity("text", "{raw_method}", kind="text")
+def method(raw_method: Array) -> Array:
+    """Estimation method: roofline (the plan) or tutorial (the tutorial's arithmetic, for reference)."""
+    return raw_method
+
+
+@quantity("text", "{raw_engine}", kind="text")
+def engine(raw_engine: Array) -> Array:
+    """Serving engine whose definition of the KV-cache memory budget applies."""
+    return raw_engine
+
+
+@quantity("text", "{raw_weight_dtype}", kind="text")
+def weight_dtype(raw_weight_dtype: Array) -> Array:
+    """Precision the weights are stored in."""
+    return raw_weight_dtype
+
+
+@quantity("text", "{raw_kv_dtype}", kind="text")
+def kv_dtype(raw_kv_dtype: Array) -> Array:
+    """Precision of the KV cache."""
+    return raw_kv_dtype
+
+
+@quantity("req/s", "{raw_peak_qps}")
+def peak_qps(raw_peak_qps: Array) -> Array:
+    """Peak request rate the fleet must carry."""
+    return raw_peak_qps
+
+
+@quantity("req/s", "IF(ISBLANK({raw_avg_qps}),{raw_peak_qps},{raw_avg_qps})")
+def avg_qps(raw_avg_qps: Array, raw_peak_qps: Array) -> Array:
+    """Average request rate, for cost per token (default: the peak rate)."""
+    return np.where(_given(raw_avg_qps), raw_avg_qps, raw_peak_qps)
+
+
+@quantity("tokens", "{raw_avg_prompt_tokens}")
+def avg_prompt_tokens(raw_avg_prompt_tokens: Array) -> Array:
+    """Mean prompt (input) length."""
+    return raw_avg_prompt_tokens
+
+
+@quantity("tokens", "{raw_avg_output_tokens}")
+def avg_output_tokens(raw_avg_output_tokens: Array) -> Array:
+    """Mean output (generated) length."""
+    return raw_avg_output_tokens
+
+
+@quantity(
+    "tokens",
+    "IF(ISBLANK({raw_max_prompt_tokens}),{avg_prompt_tokens},{raw_max_prompt_tokens})",
+)
+def max_prompt_tokens(raw_max_prompt_tokens: Array, avg_prompt_tokens: Array) -> Array:
+    """Prompt length the KV cache is reserved for (default: the mean)."""
+    return np.where(_given(raw_max_prompt_tokens), raw_max_prompt_tokens, avg_prompt_tokens)
+
+
+@quantity(
+    "tokens",
+    "IF(ISBLANK({raw_max_output_tokens}),{avg_output_tokens},{raw_max_output_tokens})",
+)
+def max_output_tokens(raw_max_output_tokens: Array, avg_output_tokens: Array) -> Array:
+    """Output length the KV cache is reserved for (default: the mean)."""
+    return np.where(_given(raw_max_output_tokens), raw_max_output_tokens, avg_output_tokens)
+
+
+@quantity("fraction", "IF(ISBLANK({raw_prefix_cache_hit_rate}),0,{raw_prefix_cache_hit_rate})")
+def prefix_cache_hit_rate(raw_prefix_cache_hit_rate: Array) -> Array:
+    """Share of prompt tokens served from the prefix cache (not recomputed in prefill)."""
+    return np.where(_given(raw_prefix_cache_hit_rate), raw_prefix_cache_hit_rate, 0.0)
+
+
+@quantity("×", "IF(ISBLANK({raw_safety_factor}),{SAFETY_FACTOR},{raw_safety_factor})")
+def safety_factor(raw_safety_factor: Array, SAFETY_FACTOR: float) -> Array:
+    """Head-room multiplier on instances."""
+    return np.where(_given(raw_safety_factor), raw_safety_factor, SAFETY_FACTOR)
+
+
+@quantity("sequences", "IF(ISBLANK({raw_max_batch}),{MAX_BATCH},{raw_max_batch})")
+def max_batch(raw_max_batch: Array, MAX_BATCH: float) -> Array:
+    """Scheduler cap on sequences per instance (vLLM max_num_seqs)."""
+    return np.where(_given(raw_max_batch), raw_max_batch, MAX_BATCH)
+
+
+# --- model --------------------------------------------------------------------------------------
+
+
+@quantity("B params", "IF(ISBLANK({raw_params_b}),{model__params_b},{raw_params_b})")
+def params_b(raw_params_b: Array, model__params_b: Array) -> Array:
+    """Total parameters, billions."""
+    return np.where(_given(raw_params_b), raw_params_b, model__params_b)
+
+
+@quantity(
+    "B params",
+    "IF(ISBLANK({raw_active_params_b}),IF(ISBLANK({raw_params_b}),{model__active_params_b},"
+    "{raw_params_b}),{raw_active_params_b})",
+)
+def active_params_b(
+    raw_active_params_b: Array, raw_params_b: Array, model__active_params_b: Array
+) -> Array:
+    """Parameters used per token, billions (MoE: shared part plus the routed top-k experts)."""
+    fallback = np.where(_given(raw_params_b), raw_params_b, model__active_params_b)
+    return np.where(_given(raw_active_params_b), raw_active_params_b, fallback)
+
+
+@quantity("layers", "IF(ISBLANK({raw_layers}),{model__layers},{raw_layers})")
+def layers(raw_layers: Array, model__layers: Array) -> Array:
+    """Transformer layers."""
+    return np.where(_given(raw_layers), raw_layers, model__layers)
+
+
+@quantity(
+    "heads", "IF(ISBLANK({raw_attention_heads}),{model__attention_heads},{raw_attention_heads})"
+)
+def attention_heads(raw_attention_heads: Array, model__attention_heads: Array) -> Array:
+    """Query attention heads per layer."""
+    return np.where(_given(raw_attention_heads), raw_attention_heads, model__attention_heads)
+
+
+@quantity("heads", "IF(ISBLANK({raw_kv_heads}),{model__kv_heads},{raw_kv_heads})")
+def kv_heads(raw_kv_heads: Array, model__kv_heads: Array) -> Array:
+    """Key/value heads per layer (fewer than attention heads under grouped-query attention)."""
+    return np.where(_given(raw_kv_heads), raw_kv_heads, model__kv_heads)
+
+
+@quantity("elements", "IF(ISBLANK({raw_head_dim}),{model__head_dim},{raw_head_dim})")
+def head_dim(raw_head_dim: Array, model__head_dim: Array) -> Array:
+    """Elements per attention head."""
+    return np.where(_given(raw_head_dim), raw_head_dim, model__head_dim)
+
+
+@quantity("elements", "{model__hidden_size}")
+def hidden_size(model__hidden_size: Array) -> Array:
+    """Width of the residual stream (what tensor-parallel all-reduce exchanges per token)."""
+    return model__hidden_size
+
+
+# --- GPU ----------------------------------------------------------------------------------------
+
+
+@quantity("GiB", "IF(ISBLANK({raw_gpu_memory_gib}),{gpu__memory_gib},{raw_gpu_memory_gib})")
+def gpu_memory_gib(raw_gpu_memory_gib: Array, gpu__memory_gib: Array) -> Array:
+    """Memory of one GPU."""
+    return np.where(_given(raw_gpu_memory_gib), raw_gpu_memory_gib, gpu__memory_gib)
+
+
+@quantity(
+    "TB/s",
+    "IF(ISBLANK({raw_gpu_bandwidth_tbps}),{gpu__bandwidth_tbps},{raw_gpu_bandwidth_tbps})",
+)
+def gpu_bandwidth_tbps(raw_gpu_bandwidth_tbps: Array, gpu__bandwidth_tbps: Array) -> Array:
+    """Peak memory bandwidth of one GPU."""
+    return np.where(_given(raw_gpu_bandwidth_tbps), raw_gpu_bandwidth_tbps, gpu__bandwidth_tbps)
+
+
+@quantity(
+    "text",
+    'IF(AND({weight_dtype}="fp4",{gpu__fp4_tflops}>0),"fp4",'
+    'IF(AND(OR({weight_dtype}="fp8",{weight_dtype}="fp4"),{gpu__fp8_tflops}>0),"fp8","bf16"))',
+    kind="text",
+)
+def compute_dtype(weight_dtype: Array, gpu__fp4_tflops: Array, gpu__fp8_tflops: Array) -> Array:
+    """Tensor-core precision the matrix multiplies run in (lower-precision weights on a GPU
+    without matching tensor cores are weight-only quantized and computed in bf16)."""
+    fp4 = (weight_dtype == "fp4") & (gpu__fp4_tflops > 0)
+    fp8 = ((weight_dtype == "fp8") | (weight_dtype == "fp4")) & (gpu__fp8_tflops > 0)
+    return np.where(fp4, "fp4", np.where(fp8, "fp8", "bf16")).astype(object)
+
+
+@quantity(
+    "TFLOP/s",
+    'IF(ISBLANK({raw_gpu_tflops}),IF({compute_dtype}="fp4",{gpu__fp4_tflops},'
+    'IF({compute_dtype}="fp8",{gpu__fp8_tflops},{gpu__bf16_tflops})),{raw_gpu_tflops})',
+)
+def gpu_tflops(
+    raw_gpu_tflops: Array,
+    compute_dtype: Array,
+    gpu__fp4_tflops: Array,
+    gpu__fp8_tflops: Array,
+    gpu__bf16_tflops: Array,
+) -> Array:
+    """Dense tensor throughput of one GPU at the compute precision."""
+    catalog = np.where(
+        compute_dtype == "fp4",
+        gpu__fp4_tflops,
+        np.where(compute_dtype == "fp8", gpu__fp8_tflops, gpu__bf16_tflops),
+    )
+    return np.where(_given(raw_gpu_tflops), raw_gpu_tflops, catalog)
+
+
+@quantity("USD/GPU-h", "IF(ISBLANK({raw_gpu_hour_price}),{gpu__price_per_gpu_hour},{raw_gpu_hour_price})")
+def gpu_hour_price(raw_gpu_hour_price: Array, gpu__price_per_gpu_hour: Array) -> Array:
+    """Price of one GPU for one hour."""
+    return np.where(_given(raw_gpu_hour_price), raw_gpu_hour_price, gpu__price_per_gpu_hour)
+
+
+# --- efficiencies -------------------------------------------------------------------------------
+
+
+@quantity("text", '{gpu__family}&"-"&{compute_dtype}', kind="text")
+def efficiency_key(gpu__family: Array, compute_dtype: Array) -> Array:
+    """Row of the efficiency table that applies: GPU family and compute precision."""
+    return (gpu__family.astype(object) + "-" + compute_dtype.astype(object)).astype(object)
+
+
+@quantity(
+    "fraction",
+    'IF(ISBLANK({raw_mfu_prefill}),IF({method}="tutorial",{TUTORIAL_MFU},{eff__mfu_prefill}),'
+    "{raw_mfu_prefill})",
+)
+def mfu_prefill(
+    raw_mfu_prefill: Array, method: Array, TUTORIAL_MFU: float, eff__mfu_prefill: Array
+) -> Array:
+    """Share of peak tensor throughput achieved in prefill."""
+    default = np.where(method == "tutorial", TUTORIAL_MFU, eff__mfu_prefill)
+    return np.where(_given(raw_mfu_prefill), raw_mfu_prefill, default)
+
+
+@quantity(
+    "fraction",
+    'IF(ISBLANK({raw_mfu_decode}),IF({method}="tutorial",{TUTORIAL_MFU},{eff__mfu_decode}),'
+    "{raw_mfu_decode})",
+)
+def mfu_decode(
+    raw_mfu_decode: Array, method: Array, TUTORIAL_MFU: float, eff__mfu_decode: Array
+) -> Array:
+    """Share of peak tensor throughput achieved in decode when compute-bound."""
+    default = np.where(method == "tutorial", TUTORIAL_MFU, eff__mfu_decode)
+    return np.where(_given(raw_mfu_decode), raw_mfu_decode, default)
+
+
+@quantity("fraction", "IF(ISBLANK({raw_mbu}),{eff__mbu},{raw_mbu})")
+def mbu(raw_mbu: Array, eff__mbu: Array) -> Array:
+    """Share of peak memory bandwidth achieved in decode."""
+    return np.where(_given(raw_mbu), raw_mbu, eff__mbu)
+
+
+@quantity("ms", "{eff__step_overhead_ms}")
+def step_overhead_ms(eff__step_overhead_ms: Array) -> Array:
+    """Fixed scheduler and kernel-launch time per decode step."""
+    return eff__step_overhead_ms

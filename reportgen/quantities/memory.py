@@ -1,0 +1,196 @@
+"""Memory: weights, KV cache per token and per sequence, tensor parallelism, the KV budget, B_mem."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from reportgen.quantities.registry import quantity
+from reportgen.xlfuncs import Array, floor_snapped
+
+TP_CHOICES = (1, 2, 4, 8)
+
+_BYTES_XL = 'IF(OR({d}="fp8",{d}="int8"),1,IF(OR({d}="int4",{d}="fp4"),1/2,2))'
+
+
+def _bytes(dtype: Array) -> Array:
+    one = (dtype == "fp8") | (dtype == "int8")
+    half = (dtype == "int4") | (dtype == "fp4")
+    return np.where(one, 1.0, np.where(half, 0.5, 2.0))
+
+
+@quantity("bytes", _BYTES_XL.replace("{d}", "{weight_dtype}"))
+def weight_bytes_per_param(weight_dtype: Array) -> Array:
+    """Bytes per weight: 2 for bf16/fp16, 1 for fp8/int8, 0.5 for int4/fp4."""
+    return _bytes(weight_dtype)
+
+
+@quantity("bytes", _BYTES_XL.replace("{d}", "{kv_dtype}"))
+def kv_bytes_per_element(kv_dtype: Array) -> Array:
+    """Bytes per cached key or value element."""
+    return _bytes(kv_dtype)
+
+
+@quantity("GiB", "{params_b}*10^9*{weight_bytes_per_param}/{BYTES_PER_GIB}")
+def weights_gib(params_b: Array, weight_bytes_per_param: Array, BYTES_PER_GIB: float) -> Array:
+    """Weights of one model replica (all GPUs of an instance together)."""
+    return params_b * 1e9 * weight_bytes_per_param / BYTES_PER_GIB
+
+
+@quantity(
+    "bytes/token",
+    "{layers}*IF({model__mla_kv_dim}>0,{model__mla_kv_dim},2*{kv_heads}*{head_dim})"
+    "*{kv_bytes_per_element}",
+)
+def kv_bytes_per_token(
+    layers: Array,
+    model__mla_kv_dim: Array,
+    kv_heads: Array,
+    head_dim: Array,
+    kv_bytes_per_element: Array,
+) -> Array:
+    """KV cache per token: 2·layers·kv_heads·head_dim·bytes (MLA: layers·latent width·bytes)."""
+    per_layer = np.where(model__mla_kv_dim > 0, model__mla_kv_dim, 2 * kv_heads * head_dim)
+    return layers * per_layer * kv_bytes_per_element
+
+
+@quantity("tokens", "{max_prompt_tokens}+{max_output_tokens}")
+def reserved_tokens_per_seq(max_prompt_tokens: Array, max_output_tokens: Array) -> Array:
+    """Tokens a sequence grows to while it runs, so its KV cache is reserved for them."""
+    return max_prompt_tokens + max_output_tokens
+
+
+@quantity("GiB", "{kv_bytes_per_token}*{reserved_tokens_per_seq}/{BYTES_PER_GIB}")
+def kv_gib_per_seq(
+    kv_bytes_per_token: Array, reserved_tokens_per_seq: Array, BYTES_PER_GIB: float
+) -> Array:
+    """KV cache one running sequence needs at its reserved length."""
+    return kv_bytes_per_token * reserved_tokens_per_seq / BYTES_PER_GIB
+
+
+# The KV budget of an instance of `tp` GPUs, as each serving engine defines it. Written once and
+# used twice: to choose the tensor parallelism and as the budget at the chosen one.
+_BUDGET_XL = (
+    'IF({method}="tutorial",{tp}*{gpu_memory_gib}-{weights_gib},'
+    'IF({engine}="tensorrt-llm",{TRTLLM_FREE_GPU_MEMORY_FRACTION}*({tp}*{gpu_memory_gib}'
+    "-{weights_gib}-{tp}*{ACTIVATION_RESERVE_GIB}),"
+    'IF({engine}="sglang",{tp}*{gpu_memory_gib}*{SGLANG_MEM_FRACTION_STATIC}-{weights_gib},'
+    "{tp}*{gpu_memory_gib}*{VLLM_GPU_MEMORY_UTILIZATION}-{weights_gib}"
+    "-{tp}*{ACTIVATION_RESERVE_GIB})))"
+)
+
+
+def _budget(
+    tp: Array | float,
+    method: Array,
+    engine: Array,
+    gpu_memory_gib: Array,
+    weights_gib: Array,
+    reserve: float,
+    trt_fraction: float,
+    sglang_fraction: float,
+    vllm_utilization: float,
+) -> Array:
+    total = tp * gpu_memory_gib
+    vllm = total * vllm_utilization - weights_gib - tp * reserve
+    trt = trt_fraction * (total - weights_gib - tp * reserve)
+    sglang = total * sglang_fraction - weights_gib
+    by_engine = np.where(engine == "tensorrt-llm", trt, np.where(engine == "sglang", sglang, vllm))
+    return np.where(method == "tutorial", total - weights_gib, by_engine)
+
+
+def _tp_fits_xl(t: int) -> str:
+    budget = _BUDGET_XL.replace("{tp}", str(t))
+    return f"AND(MOD({{attention_heads}},{t})=0,{budget}>={{kv_gib_per_seq}})"
+
+
+def _tp_roomy_xl(t: int) -> str:
+    return (
+        f"AND(MOD({{attention_heads}},{t})=0,"
+        f"{{weights_gib}}<={{AUTO_TP_WEIGHT_SHARE}}*{t}*{{gpu_memory_gib}})"
+    )
+
+
+def _auto_tp_xl() -> str:
+    roomy = "".join(f"IF({_tp_roomy_xl(t)},{t}," for t in TP_CHOICES)
+    fits = "".join(f"IF({_tp_fits_xl(t)},{t}," for t in TP_CHOICES)
+    closing = ")" * (2 * len(TP_CHOICES))
+    return roomy + fits + str(TP_CHOICES[-1]) + closing
+
+
+@quantity(
+    "GPUs",
+    'IF(ISBLANK({raw_tp}),IF({method}="tutorial",1,' + _auto_tp_xl() + "),{raw_tp})",
+)
+def tp(
+    raw_tp: Array,
+    method: Array,
+    engine: Array,
+    attention_heads: Array,
+    weights_gib: Array,
+    gpu_memory_gib: Array,
+    kv_gib_per_seq: Array,
+    AUTO_TP_WEIGHT_SHARE: float,
+    ACTIVATION_RESERVE_GIB: float,
+    TRTLLM_FREE_GPU_MEMORY_FRACTION: float,
+    SGLANG_MEM_FRACTION_STATIC: float,
+    VLLM_GPU_MEMORY_UTILIZATION: float,
+) -> Array:
+    """Tensor parallelism (GPUs per instance): as given, else the smallest of 1, 2, 4, 8 that
+    divides the heads and keeps weights within AUTO_TP_WEIGHT_SHARE of the memory, else the
+    smallest that holds one sequence, else 8 (and the scenario does not fit)."""
+    roomy_choice = np.full(len(raw_tp), np.nan)
+    fit_choice = np.full(len(raw_tp), np.nan)
+    for t in reversed(TP_CHOICES):
+        divides = np.mod(attention_heads, t) == 0
+        roomy = divides & (weights_gib <= AUTO_TP_WEIGHT_SHARE * t * gpu_memory_gib)
+        budget = _budget(
+            t, method, engine, gpu_memory_gib, weights_gib, ACTIVATION_RESERVE_GIB,
+            TRTLLM_FREE_GPU_MEMORY_FRACTION, SGLANG_MEM_FRACTION_STATIC,
+            VLLM_GPU_MEMORY_UTILIZATION,
+        )
+        fits = divides & (budget >= kv_gib_per_seq)
+        roomy_choice = np.where(roomy, t, roomy_choice)
+        fit_choice = np.where(fits, t, fit_choice)
+    auto = np.where(
+        ~np.isnan(roomy_choice),
+        roomy_choice,
+        np.where(~np.isnan(fit_choice), fit_choice, TP_CHOICES[-1]),
+    )
+    auto = np.where(method == "tutorial", 1.0, auto)
+    return np.where(np.isnan(raw_tp), auto, raw_tp)
+
+
+@quantity("GiB", "{weights_gib}/{tp}")
+def weights_gib_per_gpu(weights_gib: Array, tp: Array) -> Array:
+    """Weights held by each GPU of an instance."""
+    return weights_gib / tp
+
+
+@quantity("GiB", _BUDGET_XL)
+def kv_budget_gib(
+    method: Array,
+    tp: Array,
+    gpu_memory_gib: Array,
+    weights_gib: Array,
+    engine: Array,
+    TRTLLM_FREE_GPU_MEMORY_FRACTION: float,
+    ACTIVATION_RESERVE_GIB: float,
+    SGLANG_MEM_FRACTION_STATIC: float,
+    VLLM_GPU_MEMORY_UTILIZATION: float,
+) -> Array:
+    """Memory of an instance the serving engine gives the KV cache (vLLM: tp·M·util − W −
+    tp·reserve; TensorRT-LLM: fraction·(tp·M − W − tp·reserve); SGLang: tp·M·fraction − W;
+    the tutorial: tp·M − W)."""
+    return _budget(
+        tp, method, engine, gpu_memory_gib, weights_gib, ACTIVATION_RESERVE_GIB,
+        TRTLLM_FREE_GPU_MEMORY_FRACTION, SGLANG_MEM_FRACTION_STATIC, VLLM_GPU_MEMORY_UTILIZATION,
+    )
+
+
+@quantity(
+    "sequences",
+    "IF({kv_budget_gib}>0,INT(ROUND({kv_budget_gib}/{kv_gib_per_seq},9)),0)",
+)
+def batch_max_kv(kv_budget_gib: Array, kv_gib_per_seq: Array) -> Array:
+    """Most sequences an instance can hold in its KV budget (B_mem); 0 when weights do not fit."""
+    return np.where(kv_budget_gib > 0, floor_snapped(kv_budget_gib / kv_gib_per_seq), 0.0)

@@ -1,0 +1,132 @@
+"""Every input column once: name, type, unit, default, allowed values and meaning.
+
+Validation, the workbook's Scenarios sheet, `reportgen columns` and the README table all read
+this list. Column names are a public contract: add, never rename.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+Type = Literal["text", "number", "choice"]
+
+DTYPES = ("bf16", "fp16", "fp8", "int8", "int4", "fp4")
+ENGINES = ("vllm", "tensorrt-llm", "sglang")
+METHODS = ("roofline", "tutorial")
+TP_VALUES = (1, 2, 4, 8)
+
+
+@dataclass(frozen=True)
+class Column:
+    """One input column of the scenario file."""
+
+    name: str
+    type: Type
+    unit: str
+    help: str
+    required: bool = False
+    default: str = ""  # how a blank cell is read, in words (or the literal default of a choice)
+    minimum: float | None = None
+    maximum: float | None = None
+    above_minimum: bool = False  # True: value must be > minimum, not ≥
+    integer: bool = False
+    choices: tuple[str, ...] = ()
+    group: str = "workload"
+
+    def allowed(self) -> str:
+        """The allowed values, in words."""
+        if self.choices:
+            return "one of " + ", ".join(self.choices)
+        if self.type == "text":
+            return "text"
+        sign = ">" if self.above_minimum else "≥"
+        low = "" if self.minimum is None else f"{sign} {self.minimum:g}"
+        high = "" if self.maximum is None else f"≤ {self.maximum:g}"
+        kind = "a whole number" if self.integer else "a number"
+        bounds = " and ".join(b for b in (low, high) if b)
+        return f"{kind} {bounds}".strip()
+
+
+_C = Column
+COLUMNS: tuple[Column, ...] = (
+    _C("scenario", "text", "", "Name of the scenario (unique in the file).", required=True),
+    _C("model", "text", "", "Model: catalog name (llama-3.1-70b), Hugging Face id "
+       "(meta-llama/Llama-3.1-70B-Instruct) or a path to a local config.json.", required=True,
+       group="model"),
+    _C("gpu", "text", "", "GPU: catalog name (H100, h100-sxm, L40S, MI300X ...).", required=True,
+       group="gpu"),
+    _C("peak_qps", "number", "req/s", "Peak request rate the fleet must carry.", required=True,
+       minimum=0, above_minimum=True, maximum=1e6),
+    _C("avg_prompt_tokens", "number", "tokens", "Mean prompt (input) length.", required=True,
+       minimum=1, maximum=2_000_000),
+    _C("avg_output_tokens", "number", "tokens", "Mean output (generated) length.", required=True,
+       minimum=1, maximum=2_000_000),
+    _C("avg_qps", "number", "req/s", "Average request rate, for cost per token.",
+       default="peak_qps", minimum=0, above_minimum=True, maximum=1e6),
+    _C("max_prompt_tokens", "number", "tokens", "Prompt length the KV cache is reserved for.",
+       default="avg_prompt_tokens", minimum=1, maximum=2_000_000),
+    _C("max_output_tokens", "number", "tokens", "Output length the KV cache is reserved for.",
+       default="avg_output_tokens", minimum=1, maximum=2_000_000),
+    _C("tp", "number", "GPUs", "Tensor parallelism (GPUs per model replica).",
+       default="auto", integer=True, choices=tuple(str(t) for t in TP_VALUES), group="deployment"),
+    _C("weight_dtype", "choice", "", "Precision of the weights.", default="bf16",
+       choices=DTYPES, group="deployment"),
+    _C("kv_dtype", "choice", "", "Precision of the KV cache.", default="bf16", choices=DTYPES,
+       group="deployment"),
+    _C("ttft_slo_ms", "number", "ms", "Target mean time to first token (blank: no target).",
+       default="no target", minimum=0, above_minimum=True, maximum=3_600_000, group="targets"),
+    _C("tpot_slo_ms", "number", "ms", "Target mean time per output token (blank: no target).",
+       default="no target", minimum=0, above_minimum=True, maximum=60_000, group="targets"),
+    _C("max_batch", "number", "sequences", "Scheduler cap on sequences per replica "
+       "(vLLM max_num_seqs).", default="MAX_BATCH (256)", minimum=1, maximum=100_000,
+       integer=True, group="deployment"),
+    _C("prefix_cache_hit_rate", "number", "fraction", "Share of prompt tokens served from the "
+       "prefix cache.", default="0", minimum=0, maximum=0.99),
+    _C("gpu_hour_price", "number", "USD/GPU-h", "Price of one GPU for one hour.",
+       default="catalog price of the GPU", minimum=0, maximum=1000, group="cost"),
+    _C("safety_factor", "number", "×", "Head-room multiplier on instances.",
+       default="SAFETY_FACTOR (1.4)", minimum=1, maximum=10, group="cost"),
+    _C("mfu_prefill", "number", "fraction", "Share of peak tensor throughput reached in prefill.",
+       default="calibrated for the GPU family and precision", minimum=0, above_minimum=True,
+       maximum=1, group="efficiency"),
+    _C("mfu_decode", "number", "fraction", "Share of peak tensor throughput reached in "
+       "compute-bound decode.", default="calibrated for the GPU family and precision",
+       minimum=0, above_minimum=True, maximum=1, group="efficiency"),
+    _C("mbu", "number", "fraction", "Share of peak memory bandwidth reached in decode.",
+       default="calibrated for the GPU family and precision", minimum=0, above_minimum=True,
+       maximum=1, group="efficiency"),
+    _C("engine", "choice", "", "Serving engine whose KV-cache memory budget applies.",
+       default="vllm", choices=ENGINES, group="deployment"),
+    _C("method", "choice", "", "roofline (the plan) or tutorial (the tutorial's arithmetic, "
+       "for comparison).", default="roofline", choices=METHODS, group="deployment"),
+    _C("params_b", "number", "B params", "Override: total parameters, billions.",
+       default="catalog", minimum=0, above_minimum=True, maximum=100_000, group="model"),
+    _C("active_params_b", "number", "B params", "Override: parameters active per token "
+       "(MoE), billions.", default="catalog (= params_b for dense)", minimum=0,
+       above_minimum=True, maximum=100_000, group="model"),
+    _C("layers", "number", "layers", "Override: transformer layers.", default="catalog",
+       minimum=1, maximum=10_000, integer=True, group="model"),
+    _C("attention_heads", "number", "heads", "Override: query heads per layer.",
+       default="catalog", minimum=1, maximum=10_000, integer=True, group="model"),
+    _C("kv_heads", "number", "heads", "Override: key/value heads per layer (GQA).",
+       default="catalog", minimum=1, maximum=10_000, integer=True, group="model"),
+    _C("head_dim", "number", "elements", "Override: elements per head.", default="catalog",
+       minimum=1, maximum=100_000, integer=True, group="model"),
+    _C("gpu_memory_gib", "number", "GiB", "Override: memory per GPU.", default="catalog",
+       minimum=0, above_minimum=True, maximum=100_000, group="gpu"),
+    _C("gpu_tflops", "number", "TFLOP/s", "Override: dense tensor throughput per GPU at the "
+       "compute precision.", default="catalog", minimum=0, above_minimum=True,
+       maximum=1_000_000, group="gpu"),
+    _C("gpu_bandwidth_tbps", "number", "TB/s", "Override: memory bandwidth per GPU.",
+       default="catalog", minimum=0, above_minimum=True, maximum=10_000, group="gpu"),
+)
+
+BY_NAME: dict[str, Column] = {c.name: c for c in COLUMNS}
+REQUIRED: tuple[str, ...] = tuple(c.name for c in COLUMNS if c.required)
+MODEL_OVERRIDES = (
+    "params_b", "active_params_b", "layers", "attention_heads", "kv_heads", "head_dim",
+)
+GPU_OVERRIDES = ("gpu_memory_gib", "gpu_tflops", "gpu_bandwidth_tbps")
+TEXT_COLUMNS: tuple[str, ...] = tuple(c.name for c in COLUMNS if c.type != "number")
+NUMBER_COLUMNS: tuple[str, ...] = tuple(c.name for c in COLUMNS if c.type == "number")

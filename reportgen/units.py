@@ -1,0 +1,98 @@
+"""Global constants and defaults: one definition each.
+
+Every constant is a named cell on the workbook's Assumptions sheet (a workbook defined name with
+the same spelling), so a reviewer who changes one sees every dependent cell recompute. The PDF's
+assumptions register is generated from the same list.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Constant:
+    """A named global value with its unit, meaning and source."""
+
+    name: str
+    value: float | str
+    unit: str
+    doc: str
+    source: str
+
+
+CONSTANTS: dict[str, Constant] = {}
+
+
+def _constant(name: str, value: float | str, unit: str, doc: str, source: str) -> None:
+    if name in CONSTANTS:
+        raise ValueError(f"constant {name} defined twice")
+    if not name.isupper() or not name.replace("_", "").isalnum():
+        raise ValueError(f"constant {name} must be UPPER_SNAKE (it becomes a workbook name)")
+    CONSTANTS[name] = Constant(name, value, unit, doc, source)
+
+
+_constant("BYTES_PER_GIB", 1073741824, "bytes/GiB", "Bytes in one GiB (2^30).", "definition")
+_constant(
+    "HOURS_PER_MONTH", 730, "h/month", "Billable hours in an average month (8,760 / 12).",
+    "definition; the convention of cloud price lists",
+)
+_constant("SECONDS_PER_HOUR", 3600, "s/h", "Seconds in an hour.", "definition")
+_constant("MONTHS_PER_YEAR", 12, "months/year", "Months in a year.", "definition")
+_constant("CURRENCY", "USD", "text", "Currency of every price and cost.", "catalog prices are USD")
+_constant(
+    "SAFETY_FACTOR", 1.4, "×",
+    "Head-room on instances for traffic spikes, applied after Little's Law.",
+    "tutorial §并发度规划 (1.3–1.5) and its demo (1.4)",
+)
+_constant(
+    "MAX_BATCH", 256, "sequences",
+    "Scheduler cap on sequences per instance when a scenario gives no max_batch.",
+    "vLLM default max_num_seqs = 256",
+)
+_constant(
+    "VLLM_GPU_MEMORY_UTILIZATION", 0.9, "fraction",
+    "Share of each GPU's memory vLLM may use for weights, activations and KV cache.",
+    "vLLM default gpu_memory_utilization = 0.9",
+)
+_constant(
+    "TRTLLM_FREE_GPU_MEMORY_FRACTION", 0.9, "fraction",
+    "Share of the memory left after weights and activations that TensorRT-LLM gives the KV cache.",
+    "TensorRT-LLM default kv_cache_config.free_gpu_memory_fraction = 0.9",
+)
+_constant(
+    "SGLANG_MEM_FRACTION_STATIC", 0.88, "fraction",
+    "Share of each GPU's memory SGLang reserves for weights plus KV cache.",
+    "SGLang mem_fraction_static default for large-memory GPUs (0.88)",
+)
+_constant(
+    "ACTIVATION_RESERVE_GIB", 2, "GiB/GPU",
+    "Memory per GPU kept for activations, CUDA graphs and runtime (not KV cache).",
+    "engineering prior: vLLM profiling run for 8k batched tokens on 7B–70B models (1–3 GiB)",
+)
+_constant(
+    "AUTO_TP_WEIGHT_SHARE", 0.5, "fraction",
+    "Auto tensor parallelism picks the smallest TP whose weights take at most this share of the "
+    "instance's GPU memory, leaving the rest for KV cache.",
+    "reportgen rule; see MODEL.md §2 (auto-TP)",
+)
+_constant(
+    "ACTIVATION_BYTES", 2, "bytes",
+    "Bytes per activation element exchanged by tensor-parallel all-reduce (bf16).",
+    "definition (bf16 activations)",
+)
+_constant(
+    "TUTORIAL_MFU", 0.4, "fraction",
+    "MFU the tutorial's own method uses (its demo and worked example).",
+    "tutorial §硬件算力评估 and demo (mfu=0.4)",
+)
+_constant(
+    "TUTORIAL_KV_HEADROOM", 0.7, "fraction",
+    "Share of the memory-limited batch the tutorial runs at (batch_opt = 0.7 × batch_peak).",
+    "tutorial demo (batch_opt = int(batch_peak * 0.7))",
+)
+_constant(
+    "UNLIMITED_BATCH", 1000000, "sequences",
+    "Stands for 'no limit' where a scenario sets no latency target.",
+    "definition",
+)
