@@ -15,14 +15,11 @@ import pandas as pd
 
 from reportgen import schema
 from reportgen.quantities import REGISTRY, input_kind
-from reportgen.quantities.registry import RAW_PREFIX
+from reportgen.quantities.registry import LOOKUP_KEYS, RAW_PREFIX
 from reportgen.units import CONSTANTS
 from reportgen.xlfuncs import Array
 
 RESULT_COLUMNS: tuple[str, ...] = tuple(REGISTRY)
-
-# Which scenario column (or quantity) keys each lookup prefix, and in which table.
-LOOKUP_KEYS = {"gpu": "gpu", "model": "model", "eff": "efficiency_key"}
 
 
 @dataclass(frozen=True)
@@ -50,8 +47,8 @@ def _as_array(value: Any, n: int) -> Array:
     if array.ndim == 0:
         return np.full(n, value, dtype=object if isinstance(value, str) else float)
     if array.dtype.kind in "biuf":
-        return array.astype(float)
-    return array.astype(object)
+        return np.asarray(array, dtype=float)
+    return np.asarray(array, dtype=object)
 
 
 def estimate(
@@ -79,7 +76,7 @@ def estimate(
         table = tables.table(prefix)
         if prefix not in indexers:
             key_name = LOOKUP_KEYS[prefix]
-            keys = env[key_name] if key_name in env else _column(scenarios, key_name)
+            keys = resolve(key_name)
             position = table.index.get_indexer(pd.Index(keys))
             if (position < 0).any():
                 missing = sorted({str(k) for k, p in zip(keys, position, strict=True) if p < 0})
@@ -103,4 +100,5 @@ def estimate(
     for q in REGISTRY.values():
         value = pinned[q.name] if q.name in pinned else q.compute(*(resolve(i) for i in q.inputs))
         env[q.name] = _as_array(value, n)
-    return pd.DataFrame(env, index=scenarios.index)[list(RESULT_COLUMNS)]
+    return pd.DataFrame({name: env[name] for name in RESULT_COLUMNS}, index=scenarios.index,
+                        copy=False)

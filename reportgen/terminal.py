@@ -14,6 +14,14 @@ from reportgen.formats import format_value
 from reportgen.pipeline import BuildResult
 
 
+def _console() -> Console:
+    """Standard output; wide enough for the tables when it is a file or a pipe."""
+    console = Console(soft_wrap=False)
+    if not console.is_terminal:
+        console.width = 200
+    return console
+
+
 @contextlib.contextmanager
 def progress_reporter() -> Iterator[Callable[[str], None]]:
     """A spinner with the current step on a terminal (stderr); silent when not a terminal."""
@@ -28,9 +36,7 @@ def progress_reporter() -> Iterator[Callable[[str], None]]:
 def summary_table(result: BuildResult) -> None:
     """The plan's totals and one line per scenario, then the files written."""
     results = result.plan.results
-    console = Console(soft_wrap=True)
-    if not console.is_terminal:
-        console.width = 160
+    console = _console()
     table = Table(title=f"{result.plan.provenance.title} ({result.plan.provenance.input_name})")
     for header, justify in (("scenario", "left"), ("model", "left"), ("GPU", "left"),
                             ("tp", "right"), ("GPUs", "right"), ("monthly cost", "right"),
@@ -75,7 +81,7 @@ def columns_table(markdown: bool) -> None:
         table.add_column(header)
     for row in rows:
         table.add_row(*row)
-    Console(soft_wrap=False).print(table)
+    _console().print(table)
 
 
 def catalog_table(kind: str) -> None:
@@ -93,11 +99,11 @@ def catalog_table(kind: str) -> None:
         frame = catalogs.models
         fields = [("params_b", "B params"), ("active_params_b", "B params"), ("layers", "layers"),
                   ("attention_heads", "heads"), ("kv_heads", "heads"), ("head_dim", "elements")]
-    table.add_column("name")
+    table.add_column("name", no_wrap=True)
     for field, _ in fields:
         table.add_column(field, justify="right")
     table.add_column("source")
     for key, row in frame.iterrows():
         table.add_row(str(key), *(format_value(row[f], u) for f, u in fields),
                       str(row["source"])[:60])
-    Console(soft_wrap=False).print(table)
+    _console().print(table)

@@ -7,6 +7,7 @@ scalar), the Python side calls these twins so both give the same numbers.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -46,14 +47,45 @@ def floor_snapped(x: Array) -> Array:
     return np.floor(xl_round(x, SNAP_DIGITS))
 
 
-def text_join(*parts: Array) -> Array:
-    """TRIM(a & b & ...): concatenate sentences and squeeze the spaces, as Excel's TRIM does."""
-    joined = parts[0].astype(object)
-    for part in parts[1:]:
-        joined = joined + part.astype(object)
-    return np.array([" ".join(str(s).split()) for s in joined], dtype=object)
+def sentences(conditions: Sequence[Array], texts: Sequence[str]) -> Array:
+    """TRIM(IF(c1,"t1 ","") & IF(c2,"t2 ","") & ...): the sentences whose condition holds,
+    joined by single spaces. Rows share few distinct combinations, so each is built once."""
+    codes = np.zeros(len(conditions[0]), dtype=np.int64)
+    for bit, condition in enumerate(conditions):
+        codes |= np.asarray(condition, dtype=bool).astype(np.int64) << bit
+    unique, inverse = np.unique(codes, return_inverse=True)
+    joined = [
+        " ".join(" ".join(t for bit, t in enumerate(texts) if code >> bit & 1).split())
+        for code in unique.tolist()
+    ]
+    return np.array(joined, dtype=object)[inverse]
 
 
-def phrase(condition: Array, text: str) -> Array:
-    """IF(condition, "text ", ""): a sentence of the notes, present where the condition holds."""
-    return np.where(condition, text + " ", "").astype(object)
+def concat_text(*parts: Array | str) -> Array:
+    """a & b & ...: elementwise text concatenation (columns and literals). Rows share few
+    distinct combinations, so each is built once."""
+    import pandas as pd
+
+    n = max(len(p) for p in parts if not isinstance(p, str))
+    code = np.zeros(n, dtype=np.int64)
+    uniques: list[Any] = []
+    for part in parts:
+        if isinstance(part, str):
+            uniques.append(None)
+            continue
+        part_codes, part_uniques = pd.factorize(np.asarray(part, dtype=object))
+        code = code * (len(part_uniques) + 1) + part_codes
+        uniques.append((part_codes, part_uniques))
+    combos, first = np.unique(code, return_index=True)
+    labels = []
+    for row in first.tolist():
+        labels.append("".join(
+            p if isinstance(p, str) else str(u[1][u[0][row]]) for p, u in zip(parts, uniques, strict=True)
+        ))
+    return np.array(labels, dtype=object)[np.searchsorted(combos, code)]
+
+
+def choose(conditions: Sequence[Array], labels: Sequence[str], default: str) -> Array:
+    """Nested IF(c1,"l1",IF(c2,"l2",...,default)): the label of the first condition that holds."""
+    index = np.select(list(conditions), list(range(len(labels))), default=len(labels))
+    return np.array([*labels, default], dtype=object)[index]

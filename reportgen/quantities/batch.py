@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from reportgen.quantities.registry import quantity
-from reportgen.xlfuncs import Array, floor_snapped
+from reportgen.xlfuncs import Array, choose, floor_snapped
 
 
 @quantity(
@@ -83,26 +83,23 @@ def bottleneck(
 ) -> Array:
     """What sets the batch, and so the fleet: kv_memory, tpot_slo, ttft_slo or batch_cap; or
     weights_do_not_fit / slo_unreachable when no batch works (tutorial method: compute)."""
+    tutorial = method == "tutorial"
+    no_fit = batch_max_kv < 1
     slo = np.minimum(batch_limit_tpot, batch_limit_ttft)
-    roofline = np.where(
-        batch_max_kv < 1,
-        "weights_do_not_fit",
-        np.where(
+    return choose(
+        [
+            tutorial & no_fit,
+            tutorial,
+            no_fit,
             slo < 1,
-            "slo_unreachable",
-            np.where(
-                batch_max_kv <= np.minimum(slo, max_batch),
-                "kv_memory",
-                np.where(
-                    batch_limit_tpot <= np.minimum(batch_limit_ttft, max_batch),
-                    "tpot_slo",
-                    np.where(batch_limit_ttft <= max_batch, "ttft_slo", "batch_cap"),
-                ),
-            ),
-        ),
+            batch_max_kv <= np.minimum(slo, max_batch),
+            batch_limit_tpot <= np.minimum(batch_limit_ttft, max_batch),
+            batch_limit_ttft <= max_batch,
+        ],
+        ["weights_do_not_fit", "compute", "weights_do_not_fit", "slo_unreachable",
+         "kv_memory", "tpot_slo", "ttft_slo"],
+        "batch_cap",
     )
-    tutorial = np.where(batch_max_kv < 1, "weights_do_not_fit", "compute")
-    return np.where(method == "tutorial", tutorial, roofline).astype(object)
 
 
 @quantity(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from reportgen.quantities.registry import quantity
-from reportgen.xlfuncs import Array
+from reportgen.xlfuncs import Array, concat_text
 
 
 def _given(raw: Array) -> Array:
@@ -233,7 +233,7 @@ def gpu_hour_price(raw_gpu_hour_price: Array, gpu__price_per_gpu_hour: Array) ->
 @quantity("text", '{gpu__family}&"-"&{compute_dtype}', kind="text")
 def efficiency_key(gpu__family: Array, compute_dtype: Array) -> Array:
     """Row of the efficiency table that applies: GPU family and compute precision."""
-    return (gpu__family.astype(object) + "-" + compute_dtype.astype(object)).astype(object)
+    return concat_text(gpu__family, "-", compute_dtype)
 
 
 @quantity(

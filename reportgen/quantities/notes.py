@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from reportgen.quantities.registry import quantity
-from reportgen.xlfuncs import Array, phrase, text_join
+from reportgen.xlfuncs import Array, sentences
 
 _NOTES = (
     # (Excel condition, sentence)
@@ -66,4 +66,4 @@ def notes(
         weight_only,
         eff__calibrated == "no",
     )
-    return text_join(*(phrase(c, text) for c, (_, text) in zip(conditions, _NOTES, strict=True)))
+    return sentences(conditions, [text for _, text in _NOTES])

@@ -31,6 +31,8 @@ from reportgen.xlfuncs import PORTABLE_FUNCTIONS
 
 Kind = Literal["number", "text"]
 LOOKUP_PREFIXES = ("gpu__", "model__", "eff__")
+# The input that keys each lookup: a raw scenario column or a quantity.
+LOOKUP_KEYS = {"gpu": "raw_gpu", "model": "raw_model", "eff": "efficiency_key"}
 RAW_PREFIX = "raw_"
 
 _PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
@@ -99,8 +101,6 @@ def _check(name: str, params: tuple[str, ...], excel: str) -> None:
         kind = input_kind(param)
         if kind == "constant" and param not in CONSTANTS:
             raise ValueError(f"quantity {name!r} uses unknown constant {param}")
-        if kind == "quantity" and param not in REGISTRY:
-            raise ValueError(f"quantity {name!r} uses {param!r} before it is defined")
 
 
 def quantity(
@@ -120,3 +120,33 @@ def quantity(
         return q
 
     return register
+
+
+def finalize() -> None:
+    """Put REGISTRY in dependency order (stable: definition order among independent quantities);
+    raise if a quantity uses an unknown name or the dependencies form a cycle."""
+    ordered: dict[str, Quantity] = {}
+    visiting: set[str] = set()
+
+    def visit(name: str, needed_by: str) -> None:
+        if name in ordered:
+            return
+        if name not in REGISTRY:
+            raise ValueError(f"quantity {needed_by!r} uses unknown quantity {name!r}")
+        if name in visiting:
+            raise ValueError(f"quantities depend on each other in a cycle through {name!r}")
+        visiting.add(name)
+        for param in REGISTRY[name].inputs:
+            kind = input_kind(param)
+            if kind == "lookup":
+                param = LOOKUP_KEYS[param.split("__", 1)[0]]
+                kind = input_kind(param)
+            if kind == "quantity":
+                visit(param, name)
+        visiting.discard(name)
+        ordered[name] = REGISTRY[name]
+
+    for name in list(REGISTRY):
+        visit(name, name)
+    REGISTRY.clear()
+    REGISTRY.update(ordered)
