@@ -94,11 +94,15 @@ MODEL_FIELDS: tuple[str, ...] = (
     "notes",
 )
 
-GPU_FAMILIES = frozenset({"hopper", "ampere", "ada", "blackwell", "cdna3"})
+# "other": a GPU defined by a scenario's override columns (generic, uncalibrated efficiencies).
+GPU_FAMILIES = frozenset({"hopper", "ampere", "ada", "blackwell", "cdna3", "other"})
 GPU_LINKS = frozenset({"nvlink", "pcie", "xgmi"})
 # Numeric fields that must be strictly positive (the others may be 0).
-_GPU_POSITIVE = frozenset(GPU_NUMERIC) - {"fp8_tflops", "fp4_tflops", "int8_tops"}
+# Zero means "none" for the low-precision throughputs and "not known" for TDP (a GPU defined by
+# a scenario's override columns).
+_GPU_POSITIVE = frozenset(GPU_NUMERIC) - {"fp8_tflops", "fp4_tflops", "int8_tops", "tdp_w"}
 _MODEL_POSITIVE = frozenset(MODEL_NUMERIC) - {
+    "max_context",  # 0 = not known (a model defined by override columns)
     "mla_kv_dim",
     "experts",
     "experts_per_token",
@@ -580,9 +584,10 @@ def read_hf_config(path: Path) -> dict[str, float | str]:
     else:
         architecture = arch.model_type
     name_or_path = str(cfg.get("_name_or_path") or "")
-    hf_id = name_or_path if re.fullmatch(r"[\w.-]+/[\w.-]+", name_or_path) else ""
+    # A local config describes its own checkpoint: it is named by its path, and the Hugging Face
+    # id it was derived from is only recorded (it may be a catalog model's id).
     return {
-        "hf_id": hf_id,
+        "hf_id": "",
         "aliases": "",
         "architecture": architecture,
         "params_b": arch.total / 1e9,
@@ -599,5 +604,6 @@ def read_hf_config(path: Path) -> dict[str, float | str]:
         "max_context": float(arch.max_context),
         "source": f"local config.json ({Path(path).parent.name}/{Path(path).name})",
         "source_date": "",
-        "notes": "parameters counted from the architecture by reportgen.catalog.count_params",
+        "notes": "parameters counted from the architecture by reportgen.catalog.count_params"
+        + (f"; _name_or_path {name_or_path}" if name_or_path else ""),
     }

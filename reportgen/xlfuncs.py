@@ -80,7 +80,8 @@ def concat_text(*parts: Array | str) -> Array:
     labels = []
     for row in first.tolist():
         labels.append("".join(
-            p if isinstance(p, str) else str(u[1][u[0][row]]) for p, u in zip(parts, uniques, strict=True)
+            p if isinstance(p, str) else str(u[1][u[0][row]])
+            for p, u in zip(parts, uniques, strict=True)
         ))
     return np.array(labels, dtype=object)[np.searchsorted(combos, code)]
 

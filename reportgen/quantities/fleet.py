@@ -14,7 +14,10 @@ def concurrency(peak_qps: Array, response_time_s: Array) -> Array:
     return peak_qps * response_time_s
 
 
-@quantity("req/s", "{tp}*{compute_ceiling_tokens_per_s_per_gpu}/({avg_prompt_tokens}+{avg_output_tokens})")
+@quantity(
+    "req/s",
+    "{tp}*{compute_ceiling_tokens_per_s_per_gpu}/({avg_prompt_tokens}+{avg_output_tokens})",
+)
 def tutorial_instance_rps(
     tp: Array,
     compute_ceiling_tokens_per_s_per_gpu: Array,

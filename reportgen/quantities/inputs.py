@@ -32,7 +32,7 @@ def gpu(raw_gpu: Array) -> Array:
 
 @quantity("text", "{raw_method}", kind="text")
 def method(raw_method: Array) -> Array:
-    """Estimation method: roofline (the plan) or tutorial (the tutorial's arithmetic, for reference)."""
+    """Estimation method: roofline (the plan) or tutorial (its arithmetic, for reference)."""
     return raw_method
 
 
@@ -221,7 +221,10 @@ def gpu_tflops(
     return np.where(_given(raw_gpu_tflops), raw_gpu_tflops, catalog)
 
 
-@quantity("USD/GPU-h", "IF(ISBLANK({raw_gpu_hour_price}),{gpu__price_per_gpu_hour},{raw_gpu_hour_price})")
+@quantity(
+    "USD/GPU-h",
+    "IF(ISBLANK({raw_gpu_hour_price}),{gpu__price_per_gpu_hour},{raw_gpu_hour_price})",
+)
 def gpu_hour_price(raw_gpu_hour_price: Array, gpu__price_per_gpu_hour: Array) -> Array:
     """Price of one GPU for one hour."""
     return np.where(_given(raw_gpu_hour_price), raw_gpu_hour_price, gpu__price_per_gpu_hour)

@@ -115,7 +115,8 @@ def quantity(
         doc = inspect.getdoc(fn) or ""
         if not doc:
             raise ValueError(f"quantity {name!r} needs a one-line docstring")
-        q = Quantity(name, unit, doc, params, fn, excel, kind, section or fn.__module__.split(".")[-1])
+        section_name = section or fn.__module__.rsplit(".", 1)[-1]
+        q = Quantity(name, unit, doc, params, fn, excel, kind, section_name)
         REGISTRY[name] = q
         return q
 

@@ -305,11 +305,12 @@ def test_read_hf_config(tmp_path: Path, cat: Catalogs) -> None:
     path.write_text(json.dumps({**QWEN3_30B_A3B, "_name_or_path": "acme/my-moe"}), "utf-8")
     row = read_hf_config(path)
     assert set(row) == set(MODEL_FIELDS)
-    assert row["hf_id"] == "acme/my-moe" and row["architecture"] == "Qwen3MoeForCausalLM"
+    assert row["hf_id"] == "" and "acme/my-moe" in str(row["notes"])
+    assert row["architecture"] == "Qwen3MoeForCausalLM"
     assert row["params_b"] == pytest.approx(30.53, abs=0.01)
     assert (row["kv_heads"], row["head_dim"], row["experts"]) == (4.0, 128.0, 128.0)
     extended = cat.with_model("my-moe", row)
-    assert resolve_model(extended, "acme/my-moe-instruct") == "my-moe"
+    assert resolve_model(extended, "my-moe") == "my-moe"
     assert "my-moe" not in cat.models.index
     replaced = cat.with_model("Qwen3-30B-A3B", {**row, "hf_id": ""})
     assert resolve_model(replaced, "Qwen3 30B A3B") == "Qwen3-30B-A3B"

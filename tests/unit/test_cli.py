@@ -26,7 +26,9 @@ def good_csv(tmp_path: Path) -> Path:
     return path
 
 
-def test_estimate_prints_the_results_csv(good_csv: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_estimate_prints_the_results_csv(
+    good_csv: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """`estimate` prints one CSV row per scenario with every results column."""
     assert main(["estimate", str(good_csv)]) == 0
     out = capsys.readouterr().out
@@ -95,7 +97,9 @@ def test_user_errors_exit_2_with_every_problem_and_write_nothing(
     assert 'row 2 (scenario "a"), column gpu: unknown GPU "A100-40"' in err
     assert 'did you mean "A100-SXM-40GB"' in err
     assert 'row 3 (scenario "b"), column peak_qps: got "ten"; expected a number > 0' in err
-    assert 'row 3 (scenario "b"), column tp: got "3" (not allowed); expected one of 1, 2, 4, 8' in err
+    assert 'row 3 (scenario "b"), column tp: got "3" (not allowed); expected one of 1, 2, 4, 8' in (
+        err
+    )
     assert "Run `reportgen columns`" in err
     assert not out_dir.exists() or not any(out_dir.iterdir())
 
