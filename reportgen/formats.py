@@ -37,6 +37,7 @@ FORMATS: dict[str, Format] = {
     "GiB": Format(2, "#,##0.00", " GiB"),
     "TB/s": Format(2, "0.00", " TB/s"),
     "TFLOP/s": Format(1, "#,##0.0", " TFLOP/s"),
+    "FLOP": Format(0, "0.00E+00"),
     "FLOP/s": Format(0, "0.00E+00"),
     "bytes": Format(1, "0.0", " B"),
     "bytes/s": Format(0, "0.00E+00"),

@@ -1,0 +1,1 @@
+"""Renderers: the budget workbook (openpyxl) and the PDF report (Jinja2 + WeasyPrint)."""

@@ -1,0 +1,149 @@
+"""The sheets that hold data, not formulas: Scenarios (the inputs), Assumptions (named constants)
+and the lookup tables (GPUs, Models, Efficiency)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import pandas as pd
+from openpyxl.workbook.defined_name import DefinedName
+from openpyxl.workbook.workbook import Workbook
+from openpyxl.worksheet.datavalidation import DataValidation
+from openpyxl.worksheet.worksheet import Worksheet
+
+from reportgen import schema
+from reportgen.render.cells import (
+    INPUT_FILL,
+    header_row,
+    number_format,
+    set_text,
+    set_value,
+    set_widths,
+)
+from reportgen.render.layout import (
+    ASSUMPTIONS,
+    FIRST_ROW,
+    LOOKUP_SHEETS,
+    Layout,
+    check_defined_name,
+    column_range,
+    sheet_ref,
+)
+from reportgen.units import CONSTANTS
+
+_TABLE_WIDTH_CAP = 40.0
+
+
+def _column_note(col: schema.Column) -> str:
+    unit = f"[{col.unit}] " if col.unit else ""
+    blank = f" Blank: {col.default}." if col.default and not col.required else ""
+    return f"{unit}{col.help} Allowed: {col.allowed()}.{blank}"
+
+
+def _list_validation(source: str, what: str) -> DataValidation:
+    dv = DataValidation(type="list", formula1=source, allow_blank=True)
+    dv.showErrorMessage = True
+    dv.errorTitle = f"Unknown {what}"
+    dv.error = f"Pick a {what} from the list (the dropdown arrow on the cell)."
+    dv.showInputMessage = True
+    dv.promptTitle = what
+    dv.prompt = f"Choose a {what}; blank uses the default."
+    return dv
+
+
+def _literal(x: float) -> str:
+    """A number as a formula literal without exponent (1000000, 0.99)."""
+    return str(int(x)) if float(x).is_integer() else repr(float(x))
+
+
+def _bounds_validation(col: schema.Column) -> DataValidation | None:
+    if col.choices or col.type != "number" or col.minimum is None or col.maximum is None:
+        return None
+    dv = DataValidation(
+        type="whole" if col.integer else "decimal",
+        operator="between",
+        formula1=_literal(col.minimum),
+        formula2=_literal(col.maximum),
+        allow_blank=True,
+    )
+    dv.showErrorMessage = True
+    dv.errorTitle = f"{col.name} out of range"
+    dv.error = f"{col.name}: {col.allowed()} (blank for the default)."
+    return dv
+
+
+def _validations(col: schema.Column, layout: Layout) -> DataValidation | None:
+    if col.name in LOOKUP_SHEETS:  # model, gpu: the name column of their catalog sheet
+        sheet = LOOKUP_SHEETS[col.name]
+        last = FIRST_ROW + layout.table_rows[col.name] - 1
+        return _list_validation(column_range(sheet, "A", FIRST_ROW, last), col.name)
+    if col.choices:
+        return _list_validation('"' + ",".join(col.choices) + '"', col.name)
+    return _bounds_validation(col)
+
+
+def write_scenarios(ws: Worksheet, scenarios: pd.DataFrame, layout: Layout) -> None:
+    """One row per scenario, one column per input (schema order); inputs look editable."""
+    columns = schema.COLUMNS
+    header_row(ws, 1, [c.name for c in columns], [_column_note(c) for c in columns])
+    for i, (_, row) in enumerate(scenarios.iterrows()):
+        r = FIRST_ROW + i
+        for j, col in enumerate(columns, start=1):
+            cell = ws.cell(row=r, column=j)
+            set_value(cell, row[col.name])
+            cell.fill = INPUT_FILL
+            fmt = number_format(col.unit) if col.type == "number" else None
+            if fmt:
+                cell.number_format = fmt
+    for col in columns:
+        dv = _validations(col, layout)
+        if dv is not None:
+            letter = layout.scenario_cols[col.name]
+            dv.add(f"{letter}{FIRST_ROW}:{letter}{layout.last_row}")
+            ws.add_data_validation(dv)
+    ws.freeze_panes = "B2"
+    set_widths(ws, [max(12.0, len(c.name) + 3.0) for c in columns])
+    ws.column_dimensions["A"].width = 28
+
+
+def write_assumptions(ws: Worksheet, wb: Workbook) -> None:
+    """Every constant as a named, editable cell with unit, source and meaning."""
+    header_row(ws, 1, ["name", "value", "unit", "source", "meaning"])
+    for i, c in enumerate(CONSTANTS.values()):
+        r = FIRST_ROW + i
+        set_text(ws.cell(row=r, column=1), c.name)
+        value = ws.cell(row=r, column=2)
+        set_value(value, c.value)
+        value.fill = INPUT_FILL
+        fmt = number_format(c.unit)
+        if fmt and not isinstance(c.value, str):
+            value.number_format = fmt
+        set_text(ws.cell(row=r, column=3), c.unit)
+        set_text(ws.cell(row=r, column=4), c.source)
+        set_text(ws.cell(row=r, column=5), c.doc)
+        check_defined_name(c.name)
+        wb.defined_names[c.name] = DefinedName(c.name, attr_text=f"{sheet_ref(ASSUMPTIONS)}$B${r}")
+    ws.freeze_panes = "B2"
+    set_widths(ws, [34, 14, 12, 60, 80])
+
+
+def write_table(ws: Worksheet, frame: pd.DataFrame, index_name: str) -> None:
+    """A lookup table: the index in column A, then every column, one row per entry."""
+    names = [index_name, *(str(c) for c in frame.columns)]
+    header_row(ws, 1, names)
+    widths = [float(len(n) + 3) for n in names]
+    for i, (key, row) in enumerate(frame.iterrows()):
+        r = FIRST_ROW + i
+        set_text(ws.cell(row=r, column=1), str(key))
+        widths[0] = max(widths[0], len(str(key)) + 2.0)
+        for j, value in enumerate(row.tolist(), start=2):
+            set_value(ws.cell(row=r, column=j), value)
+            widths[j - 1] = max(widths[j - 1], min(len(str(value)) + 2.0, _TABLE_WIDTH_CAP))
+    ws.freeze_panes = "B2"
+    set_widths(ws, widths)
+
+
+def table_fields(frames: Mapping[str, pd.DataFrame]) -> dict[str, list[str]]:
+    """Field names per lookup prefix, in sheet column order (B onwards)."""
+    return {prefix: [str(c) for c in frame.columns] for prefix, frame in frames.items()}
+

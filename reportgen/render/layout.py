@@ -1,0 +1,204 @@
+"""Where everything sits in the workbook: sheet names, column letters and cell references.
+
+Pure functions and one frozen dataclass; no openpyxl. Each quantity's Excel template is turned
+into a cell formula by giving every input name a reference (``Quantity.formula(refs)``); the
+reference depends on where the formula is written, so a *resolver* maps an input name to its
+reference text:
+
+* Plan row ``r``: ``raw_<col>`` → ``Scenarios!<col>r``; ``gpu__f``/``model__f`` → INDEX/MATCH on
+  the GPUs/Models sheet keyed by the Scenarios GPU/model cell; ``eff__f`` keyed by the Plan cell
+  of ``efficiency_key``; constants → their defined name; quantities → the same-row Plan cell.
+* Batch curve row ``r``: ``batch`` and the batch-dependent chain → same-row cells; any other
+  quantity or raw input → INDEX/MATCH of the selected scenario in Plan or Scenarios.
+
+Every range is bounded and absolute (``GPUs!$B$2:$B$18``): no whole columns, no structured refs.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+from openpyxl.utils.cell import get_column_letter
+
+from reportgen.quantities import REGISTRY, Quantity, input_kind
+from reportgen.quantities.registry import RAW_PREFIX
+
+SUMMARY = "Summary"
+SCENARIOS = "Scenarios"
+PLAN = "Plan"
+CURVE = "Batch curve"
+ASSUMPTIONS = "Assumptions"
+GPUS = "GPUs"
+MODELS = "Models"
+EFFICIENCY = "Efficiency"
+METHOD = "Method"
+SHEET_ORDER: tuple[str, ...] = (
+    SUMMARY, SCENARIOS, PLAN, CURVE, ASSUMPTIONS, GPUS, MODELS, EFFICIENCY, METHOD,
+)
+
+# Lookup prefix → (sheet holding the table, which name keys it).
+LOOKUP_SHEETS = {"gpu": GPUS, "model": MODELS, "eff": EFFICIENCY}
+
+FIRST_ROW = 2  # row 1 is the header on every table-like sheet
+
+Resolver = Callable[[str], str]
+
+_CELL_LIKE = re.compile(r"^([A-Za-z]{1,3}[0-9]+|[Rr][0-9]*[Cc][0-9]*)$")
+
+
+def letter(index: int) -> str:
+    """Column letter of a 0-based column index (0 → A)."""
+    return str(get_column_letter(index + 1))
+
+
+def sheet_ref(sheet: str) -> str:
+    """A sheet name as a formula prefix: quoted when it holds anything but letters and digits."""
+    if re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", sheet):
+        return sheet + "!"
+    return "'" + sheet.replace("'", "''") + "'!"
+
+
+def column_range(sheet: str, col: str, first: int, last: int) -> str:
+    """A bounded absolute column range, e.g. GPUs!$B$2:$B$18."""
+    return f"{sheet_ref(sheet)}${col}${first}:${col}${last}"
+
+
+def check_defined_name(name: str) -> None:
+    """Raise ValueError for a name a spreadsheet would read as a cell reference."""
+    if _CELL_LIKE.match(name) or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_.]*", name):
+        raise ValueError(f"{name!r} cannot be a workbook defined name")
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Column letters and row span of every sheet that formulas read."""
+
+    n_scenarios: int
+    scenario_cols: Mapping[str, str]
+    plan_cols: Mapping[str, str]
+    table_cols: Mapping[str, Mapping[str, str]]  # lookup prefix → field → letter
+    table_rows: Mapping[str, int]  # lookup prefix → number of data rows
+
+    @property
+    def last_row(self) -> int:
+        """Last scenario row on Scenarios and Plan."""
+        return FIRST_ROW + self.n_scenarios - 1
+
+    def rows(self) -> range:
+        """Sheet rows of the scenarios on Scenarios and Plan, in order."""
+        return range(FIRST_ROW, self.last_row + 1)
+
+    def plan_range(self, name: str) -> str:
+        """The Plan column of a quantity, e.g. Plan!$X$2:$X$16."""
+        return column_range(PLAN, self.plan_cols[name], FIRST_ROW, self.last_row)
+
+    def scenarios_range(self, column: str) -> str:
+        """The Scenarios column of an input."""
+        return column_range(SCENARIOS, self.scenario_cols[column], FIRST_ROW, self.last_row)
+
+    def lookup(self, prefix: str, field: str, key: str) -> str:
+        """INDEX/MATCH of ``field`` in the table of ``prefix``, keyed by the formula ``key``."""
+        sheet = LOOKUP_SHEETS[prefix]
+        last = FIRST_ROW + self.table_rows[prefix] - 1
+        values = column_range(sheet, self.table_cols[prefix][field], FIRST_ROW, last)
+        keys = column_range(sheet, "A", FIRST_ROW, last)
+        return f"INDEX({values},MATCH({key},{keys},0))"
+
+    def plan_resolver(self, row: int) -> Resolver:
+        """References for a formula on Plan row ``row``."""
+
+        def key(prefix: str) -> str:
+            if prefix == "eff":
+                return f"${self.plan_cols['efficiency_key']}{row}"
+            return f"{sheet_ref(SCENARIOS)}${self.scenario_cols[prefix]}{row}"
+
+        def resolve(name: str) -> str:
+            kind = input_kind(name)
+            if kind == "raw":
+                return f"{sheet_ref(SCENARIOS)}{self.scenario_cols[name[len(RAW_PREFIX):]]}{row}"
+            if kind == "lookup":
+                prefix, field = name.split("__", 1)
+                return self.lookup(prefix, field, key(prefix))
+            if kind == "constant":
+                return name
+            return f"{self.plan_cols[name]}{row}"
+
+        return resolve
+
+    def selected_resolver(self, selected: str, local: Mapping[str, str]) -> Resolver:
+        """References for a formula that reads the scenario named in cell ``selected``.
+
+        ``local`` maps names computed on the formula's own row (e.g. ``batch``) to their cells;
+        every other quantity is looked up in Plan, raw inputs in Scenarios.
+        """
+
+        def in_plan(name: str) -> str:
+            keys = self.plan_range("scenario")
+            return f"INDEX({self.plan_range(name)},MATCH({selected},{keys},0))"
+
+        def key(prefix: str) -> str:
+            if prefix == "eff":
+                return in_plan("efficiency_key")
+            return resolve(RAW_PREFIX + prefix)
+
+        def resolve(name: str) -> str:
+            if name in local:
+                return local[name]
+            kind = input_kind(name)
+            if kind == "raw":
+                keys = self.scenarios_range("scenario")
+                values = self.scenarios_range(name[len(RAW_PREFIX):])
+                return f"INDEX({values},MATCH({selected},{keys},0))"
+            if kind == "lookup":
+                prefix, field = name.split("__", 1)
+                return self.lookup(prefix, field, key(prefix))
+            if kind == "constant":
+                return name
+            return in_plan(name)
+
+        return resolve
+
+
+def refs(q: Quantity, resolve: Resolver) -> dict[str, str]:
+    """A reference for every input of ``q``."""
+    return {name: resolve(name) for name in q.inputs}
+
+
+def downstream_chain(start: str, last: str) -> tuple[Quantity, ...]:
+    """Quantities after ``start`` in registry order that depend on it (directly or through an
+    earlier member), up to and including ``last``."""
+    names = list(REGISTRY)
+    if start not in REGISTRY or last not in REGISTRY or names.index(last) < names.index(start):
+        raise ValueError(f"no chain from {start!r} to {last!r}")
+    reached = {start}
+    chain: list[Quantity] = []
+    for name in names[names.index(start) + 1 : names.index(last) + 1]:
+        q = REGISTRY[name]
+        if reached.intersection(q.inputs):
+            reached.add(name)
+            chain.append(q)
+    return tuple(chain)
+
+
+def make_layout(
+    n_scenarios: int,
+    scenario_columns: Sequence[str],
+    result_columns: Sequence[str],
+    tables: Mapping[str, Sequence[str]],
+    table_rows: Mapping[str, int],
+) -> Layout:
+    """Letters for every column: inputs and results in the given order from column A; table
+    sheets hold the index in column A and their fields from B."""
+    if n_scenarios < 1:
+        raise ValueError("a workbook needs at least one scenario")
+    if result_columns[0] != "scenario" or scenario_columns[0] != "scenario":
+        raise ValueError("the scenario name must be the first column of Scenarios and Plan")
+    return Layout(
+        n_scenarios=n_scenarios,
+        scenario_cols={c: letter(i) for i, c in enumerate(scenario_columns)},
+        plan_cols={c: letter(i) for i, c in enumerate(result_columns)},
+        table_cols={p: {f: letter(i + 1) for i, f in enumerate(fs)} for p, fs in tables.items()},
+        table_rows=dict(table_rows),
+    )

@@ -1,0 +1,128 @@
+"""The Summary sheet: provenance, fleet totals and one line per scenario, all formulas over Plan,
+with a bar chart of the monthly cost by scenario."""
+
+from __future__ import annotations
+
+import pandas as pd
+from openpyxl.chart import BarChart, Reference
+from openpyxl.chart.data_source import AxDataSource, StrRef
+from openpyxl.worksheet.worksheet import Worksheet
+
+from reportgen.plan import Provenance
+from reportgen.quantities import REGISTRY
+from reportgen.render.cells import (
+    HEADER_FONT,
+    NOTE_FONT,
+    TITLE_FONT,
+    header_row,
+    number_format,
+    set_formula,
+    set_text,
+    set_widths,
+)
+from reportgen.render.layout import PLAN, Layout, sheet_ref
+from reportgen.render.plan_sheet import cached
+from reportgen.render.xlsx_cache import CachedValue
+
+TOTALS: tuple[str, ...] = (
+    "gpus", "nodes", "monthly_cost", "annual_cost",
+    "gpus_low", "gpus_high", "monthly_cost_low", "monthly_cost_high",
+)
+PER_SCENARIO: tuple[str, ...] = (
+    "scenario", "gpus", "monthly_cost", "cost_per_million_output_tokens", "bottleneck",
+    "in_plan_total",
+)
+FLAG = "in_plan_total"
+CHARTED = "monthly_cost"
+
+TOTALS_HEADER_ROW = 8
+TOTALS_FIRST_ROW = TOTALS_HEADER_ROW + 1
+TOTALS_NOTE = (
+    "Sums of Plan columns over rows with in_plan_total = 1: tutorial-method rows and scenarios "
+    "that do not fit (weights_do_not_fit, slo_unreachable) are not counted."
+)
+
+
+def totals(results: pd.DataFrame) -> dict[str, float]:
+    """What each total formula computes: the column times the in_plan_total flag, summed."""
+    flag = results[FLAG].astype(float)
+    return {name: float((results[name].astype(float) * flag).sum()) for name in TOTALS}
+
+
+def _cover(ws: Worksheet, provenance: Provenance) -> None:
+    set_text(ws["A1"], provenance.title)
+    ws["A1"].font = TITLE_FONT
+    rows = (
+        ("Generated", provenance.generated.isoformat()),
+        ("reportgen version", provenance.version),
+        ("Input file", provenance.input_name),
+        ("Input SHA-256", provenance.input_sha256),
+    )
+    for r, (label, value) in enumerate(rows, start=2):
+        set_text(ws.cell(row=r, column=1), label)
+        ws.cell(row=r, column=1).font = HEADER_FONT
+        set_text(ws.cell(row=r, column=2), value)
+
+
+def write_summary(
+    ws: Worksheet, layout: Layout, results: pd.DataFrame, provenance: Provenance
+) -> dict[str, CachedValue]:
+    """Cover block, totals and the per-scenario table; returns the formulas' cached values."""
+    values: dict[str, CachedValue] = {}
+    _cover(ws, provenance)
+    set_text(ws.cell(row=TOTALS_HEADER_ROW - 1, column=1), "Totals")
+    ws.cell(row=TOTALS_HEADER_ROW - 1, column=1).font = TITLE_FONT
+    header_row(ws, TOTALS_HEADER_ROW, ["quantity", "total", "unit", "meaning"])
+    flag = layout.plan_range(FLAG)
+    expected = totals(results)
+    for r, name in enumerate(TOTALS, start=TOTALS_FIRST_ROW):
+        q = REGISTRY[name]
+        set_text(ws.cell(row=r, column=1), name)
+        cell = ws.cell(row=r, column=2)
+        set_formula(cell, f"=SUMPRODUCT({layout.plan_range(name)},{flag})")
+        cell.number_format = number_format(q.unit) or "General"
+        values[cell.coordinate] = expected[name]
+        set_text(ws.cell(row=r, column=3), q.unit)
+        set_text(ws.cell(row=r, column=4), q.doc)
+    note_row = TOTALS_FIRST_ROW + len(TOTALS)
+    set_text(ws.cell(row=note_row, column=1), TOTALS_NOTE)
+    ws.cell(row=note_row, column=1).font = NOTE_FONT
+
+    title_row = note_row + 2
+    set_text(ws.cell(row=title_row, column=1), "By scenario")
+    ws.cell(row=title_row, column=1).font = TITLE_FONT
+    header = title_row + 1
+    header_row(ws, header, list(PER_SCENARIO))
+    for i, plan_row in enumerate(layout.rows()):
+        r = header + 1 + i
+        for j, name in enumerate(PER_SCENARIO, start=1):
+            q = REGISTRY[name]
+            cell = ws.cell(row=r, column=j)
+            set_formula(cell, f"={sheet_ref(PLAN)}{layout.plan_cols[name]}{plan_row}")
+            fmt = number_format(q.unit)
+            if fmt:
+                cell.number_format = fmt
+            values[cell.coordinate] = cached(results.iloc[i][name], q)
+    last = header + layout.n_scenarios
+    _chart(ws, header, last)
+    set_widths(ws, [34, 18, 18, 22, 20, 14])
+    return values
+
+
+def _chart(ws: Worksheet, header: int, last: int) -> None:
+    chart = BarChart()
+    chart.type = "bar"
+    chart.title = "Monthly cost by scenario"
+    chart.y_axis.title = "USD / month"
+    chart.y_axis.numFmt = number_format("USD/month") or "General"
+    chart.x_axis.scaling.orientation = "maxMin"  # scenarios top-down, as in the table
+    chart.x_axis.delete = False
+    chart.y_axis.delete = False
+    chart.legend = None
+    col = PER_SCENARIO.index(CHARTED) + 1
+    chart.add_data(Reference(ws, min_col=col, min_row=header, max_row=last), titles_from_data=True)
+    names = Reference(ws, min_col=1, min_row=header + 1, max_row=last)
+    chart.series[0].cat = AxDataSource(strRef=StrRef(f=str(names)))  # text, not numbers
+    chart.height = max(7.5, 0.6 * (last - header) + 3)
+    chart.width = 18
+    ws.add_chart(chart, f"A{last + 3}")

@@ -1,0 +1,82 @@
+"""The budget workbook: the plan as live Excel formulas generated from the quantity registry.
+
+Sheets, in order: Summary (provenance, totals, per-scenario lines and a bar chart, all formulas
+over Plan), Scenarios (the inputs, editable), Plan (one formula per quantity and scenario),
+Batch curve (a scenario's latency and throughput against the batch, with a line chart),
+Assumptions (every constant as a named cell), GPUs, Models, Efficiency (the lookup tables) and
+Method (the registry: unit, meaning and template of every quantity).
+
+Formula cells also carry the engine's values as cached results (see xlsx_cache.py), so viewers
+that do not recalculate still show the numbers; Excel recalculates on open.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+from openpyxl.workbook.workbook import Workbook
+
+from reportgen import schema
+from reportgen.engine import RESULT_COLUMNS
+from reportgen.plan import Plan
+from reportgen.render import layout as lay
+from reportgen.render.curve_sheet import write_curve
+from reportgen.render.input_sheets import (
+    table_fields,
+    write_assumptions,
+    write_scenarios,
+    write_table,
+)
+from reportgen.render.method_sheet import write_method
+from reportgen.render.plan_sheet import write_plan
+from reportgen.render.summary_sheet import write_summary
+from reportgen.render.xlsx_cache import CachedValue, package
+
+
+def build_workbook(plan: Plan) -> tuple[Workbook, dict[str, dict[str, CachedValue]]]:
+    """The workbook and, per sheet, the cached value of every formula cell."""
+    missing = [c.name for c in schema.COLUMNS if c.name not in plan.scenarios.columns]
+    if missing:
+        raise ValueError(f"scenarios lack input columns {missing}")
+    if len(plan.results) != len(plan.scenarios):
+        raise ValueError("results and scenarios differ in length")
+    frames = {"gpu": plan.tables.gpus, "model": plan.tables.models, "eff": plan.tables.efficiency}
+    layout = lay.make_layout(
+        n_scenarios=len(plan.scenarios),
+        scenario_columns=[c.name for c in schema.COLUMNS],
+        result_columns=list(RESULT_COLUMNS),
+        tables=table_fields(frames),
+        table_rows={prefix: len(frame) for prefix, frame in frames.items()},
+    )
+    wb = Workbook()
+    wb.remove(wb.active)
+    sheets = {name: wb.create_sheet(name) for name in lay.SHEET_ORDER}
+    write_scenarios(sheets[lay.SCENARIOS], plan.scenarios, layout)
+    cache = {
+        lay.PLAN: write_plan(sheets[lay.PLAN], layout, plan.results),
+        lay.SUMMARY: write_summary(sheets[lay.SUMMARY], layout, plan.results, plan.provenance),
+        lay.CURVE: write_curve(sheets[lay.CURVE], layout, plan.scenarios, plan.tables),
+    }
+    write_assumptions(sheets[lay.ASSUMPTIONS], wb)
+    for prefix, frame in frames.items():
+        write_table(sheets[lay.LOOKUP_SHEETS[prefix]], frame, str(frame.index.name or "name"))
+    write_method(sheets[lay.METHOD])
+    wb.active = 0
+    wb.properties.title = plan.provenance.title
+    wb.properties.creator = f"reportgen {plan.provenance.version}"
+    wb.properties.lastModifiedBy = wb.properties.creator
+    wb.calculation.fullCalcOnLoad = True
+    return wb, cache
+
+
+def workbook_bytes(plan: Plan) -> bytes:
+    """The .xlsx file's bytes: same plan, same bytes (dates pinned to the provenance date)."""
+    wb, cache = build_workbook(plan)
+    when = dt.datetime.combine(plan.provenance.generated, dt.time(0, 0))
+    return package(wb, cache, when)
+
+
+def write_workbook(plan: Plan, path: Path) -> None:
+    """Write the budget workbook to exactly ``path``."""
+    path.write_bytes(workbook_bytes(plan))

@@ -1,0 +1,348 @@
+"""The workbook computes what the engine computes.
+
+The parity workbook (conftest.PARITY_ROWS, 14 scenarios, about 1,550 formula cells) is
+recalculated by the pure-Python `formulas` package and by LibreOffice headless, and every Plan
+cell, every Summary total and every Batch curve cell is compared with the engine (numbers to a
+relative 1e-9, absolute for zeros; text exactly). Then inputs are changed in the workbook (a
+peak_qps, a gpu_hour_price, the SAFETY_FACTOR constant, the Batch curve's scenario) and the
+recalculated workbook is compared with the engine run on the changed input.
+
+Run time here: about 25 s (formulas compiles the workbook once, 7-10 s; each LibreOffice run
+2-3 s). LibreOffice tests are skipped when soffice is not installed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import openpyxl
+import pandas as pd
+import pytest
+
+from reportgen.engine import RESULT_COLUMNS, Tables, estimate
+from reportgen.plan import Plan
+from reportgen.units import CONSTANTS
+from tests.helpers import (
+    Values,
+    patch_number_cell,
+    recalc_with_formulas,
+    recalc_with_libreoffice,
+    rel_diff,
+    same_value,
+    soffice,
+    strip_cached_values,
+)
+
+pytestmark = pytest.mark.slow
+
+needs_libreoffice = pytest.mark.skipif(soffice() is None, reason="LibreOffice not installed")
+
+TOTALS = (
+    "gpus", "nodes", "monthly_cost", "annual_cost",
+    "gpus_low", "gpus_high", "monthly_cost_low", "monthly_cost_high",
+)
+
+
+# --- where things are (read from the workbook, not from the writer's internals) -----------------
+
+
+@dataclass(frozen=True)
+class Where:
+    """Cell addresses the comparisons need."""
+
+    scenario_cols: dict[str, str]
+    plan_cols: dict[str, str]
+    constants: dict[str, str]  # constant name → "Assumptions!B7"
+    totals: dict[str, str]  # total name → "B9" on Summary
+    summary_rows: list[int]  # per-scenario rows on Summary
+    summary_cols: dict[str, str]
+    curve_header: int
+    curve_cols: dict[str, str]
+    formula_cells: dict[str, list[str]] = field(default_factory=dict)
+
+
+def _header(ws: Any, row: int) -> dict[str, str]:
+    return {str(c.value): c.column_letter for c in ws[row] if c.value is not None}
+
+
+def _row_of(ws: Any, column: str, text: str) -> int:
+    for cell in ws[column]:
+        if cell.value == text:
+            return int(cell.row)
+    raise LookupError(f"{text!r} not in column {column} of {ws.title}")
+
+
+@pytest.fixture(scope="module")
+def where(parity_workbook: Path) -> Where:
+    wb = openpyxl.load_workbook(parity_workbook)
+    summary, curve = wb["Summary"], wb["Batch curve"]
+    table = _row_of(summary, "A", "scenario")
+    n = wb["Plan"].max_row - 1
+    return Where(
+        scenario_cols=_header(wb["Scenarios"], 1),
+        plan_cols=_header(wb["Plan"], 1),
+        constants={str(c.value): f"Assumptions!B{c.row}" for c in wb["Assumptions"]["A"][1:]},
+        totals={name: f"B{_row_of(summary, 'A', name)}" for name in TOTALS},
+        summary_rows=list(range(table + 1, table + 1 + n)),
+        summary_cols=_header(summary, table),
+        curve_header=_row_of(curve, "A", "batch"),
+        curve_cols=_header(curve, _row_of(curve, "A", "batch")),
+        formula_cells={ws.title: [c.coordinate for row in ws.iter_rows() for c in row
+                                  if c.data_type == "f"] for ws in wb.worksheets},
+    )
+
+
+# --- comparisons ----------------------------------------------------------------------------------
+
+
+@dataclass
+class Tally:
+    """Cells compared, the largest relative difference, and what disagreed."""
+
+    compared: int = 0
+    max_rel: float = 0.0
+    mismatches: list[str] = field(default_factory=list)
+
+    def check(self, label: str, got: Any, expected: Any) -> None:
+        self.compared += 1
+        if not isinstance(expected, str) and isinstance(got, int | float):
+            self.max_rel = max(self.max_rel, rel_diff(float(got), float(expected)))
+        if not same_value(got, expected):
+            self.mismatches.append(f"{label}: got {got!r}, expected {expected!r}")
+
+    def assert_ok(self) -> None:
+        shown = "\n".join(self.mismatches[:25])
+        assert not self.mismatches, f"{len(self.mismatches)} of {self.compared} differ:\n{shown}"
+
+
+def check_plan(tally: Tally, values: Values, results: pd.DataFrame, where: Where) -> None:
+    plan = values["Plan"]
+    for i in range(len(results)):
+        row = results.iloc[i]
+        for name in RESULT_COLUMNS:
+            ref = f"{where.plan_cols[name]}{i + 2}"
+            tally.check(f"Plan!{ref} ({row['scenario']}, {name})", plan.get(ref), row[name])
+
+
+def check_summary(tally: Tally, values: Values, results: pd.DataFrame, where: Where) -> None:
+    summary = values["Summary"]
+    counted = results["in_plan_total"].astype(float)
+    for name, ref in where.totals.items():
+        expected = float((results[name].astype(float) * counted).sum())
+        tally.check(f"Summary!{ref} (total {name})", summary.get(ref), expected)
+    for i, r in enumerate(where.summary_rows):
+        for name, col in where.summary_cols.items():
+            tally.check(f"Summary!{col}{r}", summary.get(f"{col}{r}"), results.iloc[i][name])
+
+
+def check_curve(tally: Tally, values: Values, plan: Plan, where: Where, selected: str) -> None:
+    curve = values["Batch curve"]
+    assert curve["B2"] == selected
+    position = list(plan.scenarios["scenario"]).index(selected)
+    one = plan.scenarios.iloc[[position]]
+    batch_col = where.curve_cols["batch"]
+    first = where.curve_header + 1
+    rows = [r for r in range(first, first + 100) if f"{batch_col}{r}" in curve]
+    base = estimate(one, plan.tables, overrides={"batch": 1.0})
+    slo = one["tpot_slo_ms"].iloc[0]
+    for r in rows:
+        batch = float(curve[f"{batch_col}{r}"])
+        at = estimate(one, plan.tables, overrides={"batch": batch}).iloc[0]
+        for name, col in where.curve_cols.items():
+            ref = f"{col}{r}"
+            if name in at.index and name != "batch":
+                tally.check(f"Batch curve!{ref} ({name} at {batch:g})", curve.get(ref), at[name])
+        throughput = "output_tokens_per_s_per_gpu"
+        gain = at[throughput] / base[throughput].iloc[0]
+        tally.check("roofline_gain", curve.get(f"{where.curve_cols['roofline_gain']}{r}"), gain)
+        tally.check("tutorial_gain", curve.get(f"{where.curve_cols['tutorial_gain']}{r}"),
+                    2 * batch / (batch + 1))
+        got_slo = curve.get(f"{where.curve_cols['tpot_slo_ms']}{r}")
+        if pd.isna(slo):
+            tally.check("tpot_slo_ms (none)", got_slo, "#N/A")
+        else:
+            tally.check("tpot_slo_ms", got_slo, float(slo))
+    assert len(rows) >= 10
+
+
+def check_all(values: Values, plan: Plan, where: Where, results: pd.DataFrame | None = None,
+              selected: str | None = None) -> Tally:
+    tally = Tally()
+    results = plan.results if results is None else results
+    check_plan(tally, values, results, where)
+    check_summary(tally, values, results, where)
+    check_curve(tally, values, plan, where, selected or str(plan.scenarios["scenario"].iloc[0]))
+    return tally
+
+
+# --- recalculated by each engine ------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def formulas_values(parity_workbook: Path) -> Values:
+    return recalc_with_formulas(parity_workbook)
+
+
+@pytest.fixture(scope="module")
+def libreoffice_values(parity_workbook: Path, tmp_path_factory: pytest.TempPathFactory) -> Values:
+    if soffice() is None:
+        pytest.skip("LibreOffice not installed")
+    tmp = tmp_path_factory.mktemp("lo")
+    bare = tmp / "parity.xlsx"
+    assert strip_cached_values(parity_workbook, bare) > 1000
+    return recalc_with_libreoffice(bare, tmp)
+
+
+@pytest.mark.parametrize("oracle", ["formulas_values", "libreoffice_values"])
+def test_recalculated_workbook_equals_engine(
+    oracle: str, request: pytest.FixtureRequest, parity_plan: Plan, where: Where
+) -> None:
+    values: Values = request.getfixturevalue(oracle)
+    tally = check_all(values, parity_plan, where)
+    tally.assert_ok()
+    assert tally.compared > 1500
+    assert tally.max_rel < 1e-9
+
+
+def test_parity_set_reaches_every_case(parity_plan: Plan) -> None:
+    results, scenarios = parity_plan.results, parity_plan.scenarios
+    assert set(results["bottleneck"]) >= {
+        "kv_memory", "tpot_slo", "ttft_slo", "batch_cap", "weights_do_not_fit",
+        "slo_unreachable", "compute",
+    }
+    assert set(scenarios["engine"]) == {"vllm", "tensorrt-llm", "sglang"}
+    assert {1.0, 2.0, 4.0, 8.0} <= set(results["tp"])
+    assert scenarios["tp"].isna().any() and scenarios["tp"].notna().any()
+    assert {"fp8", "fp4"} <= set(results["compute_dtype"])
+    weight_only = results[(results["weight_dtype"] != results["compute_dtype"])]
+    assert {"fp4", "fp8"} <= set(weight_only["weight_dtype"])
+    models = parity_plan.tables.models.loc[scenarios["model"]]
+    assert (models["experts"] > 0).sum() >= 3 and (models["mla_kv_dim"] > 0).any()
+
+
+# --- cached values -------------------------------------------------------------------------------
+
+
+def test_pandas_sees_the_engine_numbers(parity_workbook: Path, parity_plan: Plan) -> None:
+    shown = pd.read_excel(parity_workbook, sheet_name="Plan")
+    assert list(shown.columns) == list(RESULT_COLUMNS)
+    tally = Tally()
+    for i in range(len(parity_plan.results)):
+        for name in RESULT_COLUMNS:
+            got, expected = shown.iloc[i][name], parity_plan.results.iloc[i][name]
+            if isinstance(expected, str) and expected == "":
+                got = "" if pd.isna(got) else got
+            tally.check(f"{name}[{i}]", got.item() if hasattr(got, "item") else got, expected)
+    tally.assert_ok()
+
+
+@needs_libreoffice
+def test_cached_values_equal_libreoffice_everywhere(
+    parity_workbook: Path, libreoffice_values: Values, where: Where
+) -> None:
+    cached = openpyxl.load_workbook(parity_workbook, data_only=True)
+    tally = Tally()
+    for sheet, cells in where.formula_cells.items():
+        for ref in cells:
+            got = cached[sheet][ref].value
+            expected = libreoffice_values[sheet].get(ref, "")
+            tally.check(f"{sheet}!{ref}", got if got is not None else "", expected)
+    tally.assert_ok()
+    assert tally.compared == sum(len(c) for c in where.formula_cells.values())
+
+
+# --- liveness: change inputs, recalculate, compare with the engine on the changed input ----------
+
+
+@dataclass(frozen=True)
+class Change:
+    cells: dict[str, Any]
+    scenarios: pd.DataFrame
+    constants: dict[str, float]
+
+    def expected(self, tables: Tables) -> pd.DataFrame:
+        return estimate(self.scenarios, tables, self.constants)
+
+
+@pytest.fixture(scope="module")
+def change(parity_plan: Plan, where: Where) -> Change:
+    scenarios = parity_plan.scenarios.copy()
+    names = list(scenarios["scenario"])
+    qps_row, price_row = names.index("chat-70b"), names.index("mixtral-trt")
+    scenarios.loc[scenarios.index[qps_row], "peak_qps"] = 55.0
+    scenarios.loc[scenarios.index[price_row], "gpu_hour_price"] = 9.75
+    safety = 1.65
+    assert CONSTANTS["SAFETY_FACTOR"].value != safety
+    cells = {
+        f"Scenarios!{where.scenario_cols['peak_qps']}{qps_row + 2}": 55.0,
+        f"Scenarios!{where.scenario_cols['gpu_hour_price']}{price_row + 2}": 9.75,
+        where.constants["SAFETY_FACTOR"]: safety,
+    }
+    return Change(cells, scenarios, {"SAFETY_FACTOR": safety})
+
+
+def test_formulas_follow_changed_inputs(
+    parity_workbook: Path, parity_plan: Plan, where: Where, change: Change
+) -> None:
+    values = recalc_with_formulas(parity_workbook, change.cells)
+    expected = change.expected(parity_plan.tables)
+    assert not expected["gpus"].equals(parity_plan.results["gpus"])
+    tally = Tally()
+    check_plan(tally, values, expected, where)
+    check_summary(tally, values, expected, where)
+    tally.assert_ok()
+
+
+def test_formulas_batch_curve_follows_the_selection(
+    parity_workbook: Path, parity_plan: Plan, where: Where
+) -> None:
+    selected = "tpot-8b-tp1"  # has a TPOT target, so the SLO line has values
+    values = recalc_with_formulas(parity_workbook, {"Batch curve!B2": selected})
+    tally = Tally()
+    check_curve(tally, values, parity_plan, where, selected)
+    tally.assert_ok()
+
+
+@needs_libreoffice
+def test_libreoffice_follows_changed_inputs(
+    parity_workbook: Path, parity_plan: Plan, where: Where, change: Change, tmp_path: Path
+) -> None:
+    wb = openpyxl.load_workbook(parity_workbook)  # saving with openpyxl drops cached values
+    for ref, value in change.cells.items():
+        sheet, cell = ref.split("!")
+        wb[sheet][cell] = value
+    edited = tmp_path / "edited.xlsx"
+    wb.save(edited)
+    values = recalc_with_libreoffice(edited, tmp_path)
+    tally = Tally()
+    expected = change.expected(parity_plan.tables)
+    check_plan(tally, values, expected, where)
+    check_summary(tally, values, expected, where)
+    tally.assert_ok()
+
+
+@needs_libreoffice
+def test_stale_cache_is_recomputed_only_when_libreoffice_is_told_to(
+    parity_workbook: Path, parity_plan: Plan, where: Where, tmp_path: Path
+) -> None:
+    """An input edited behind LibreOffice's back (cached values now stale): with the
+    "always recalculate" setting the Plan follows the input; with the default it shows the
+    stale cache, which is why the cached values must be right and the Method sheet says how."""
+    ref = f"Scenarios!{where.scenario_cols['peak_qps']}2"
+    stale = tmp_path / "stale.xlsx"
+    patch_number_cell(parity_workbook, stale, ref, 55.0)
+    scenarios = parity_plan.scenarios.copy()
+    scenarios.loc[scenarios.index[0], "peak_qps"] = 55.0
+    expected = estimate(scenarios, parity_plan.tables)
+    gpus = f"{where.plan_cols['gpus']}2"
+    assert expected["gpus"].iloc[0] != parity_plan.results["gpus"].iloc[0]
+
+    fresh = recalc_with_libreoffice(stale, tmp_path, always_recalc=True)
+    tally = Tally()
+    check_plan(tally, fresh, expected, where)
+    tally.assert_ok()
+
+    kept = recalc_with_libreoffice(stale, tmp_path)
+    assert kept["Plan"][gpus] == parity_plan.results["gpus"].iloc[0]

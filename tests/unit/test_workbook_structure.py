@@ -1,0 +1,228 @@
+"""What the budget workbook contains, checked with openpyxl (no recalculation): sheets, names,
+validations, charts, formats, panes, conditional formats, headers, the portable formula subset,
+text that looks like a formula, cached values and deterministic output."""
+
+from __future__ import annotations
+
+import zipfile
+from pathlib import Path
+
+import openpyxl
+import pytest
+from openpyxl.workbook.workbook import Workbook
+
+from reportgen import schema
+from reportgen.engine import RESULT_COLUMNS, estimate
+from reportgen.plan import Plan
+from reportgen.quantities import REGISTRY
+from reportgen.readers import read_table
+from reportgen.render.workbook import write_workbook
+from reportgen.units import CONSTANTS
+from reportgen.validate import validate
+from tests.helpers import build_plan, lint_workbook
+
+SHEETS = [
+    "Summary", "Scenarios", "Plan", "Batch curve", "Assumptions", "GPUs", "Models",
+    "Efficiency", "Method",
+]
+TRICKY_NAMES = ('=HYPERLINK("http://x","y")', "+1+1", "@SUM(1)", "-2")
+BASE = dict(model="Llama-3.1-70B", gpu="H100-SXM", peak_qps=20, avg_prompt_tokens=2000,
+            avg_output_tokens=500)
+ROWS = (
+    dict(BASE, scenario="chat-70b", tpot_slo_ms=40),
+    dict(BASE, scenario=TRICKY_NAMES[0], gpu="L4", model="Llama-3.1-405B"),  # does not fit
+    dict(BASE, scenario=TRICKY_NAMES[1], engine="sglang", tp=8),
+    dict(BASE, scenario=TRICKY_NAMES[2], method="tutorial", gpu="H200-SXM"),
+    dict(BASE, scenario=TRICKY_NAMES[3], weight_dtype="fp8", kv_dtype="fp8", max_batch=32),
+)
+
+
+@pytest.fixture(scope="module")
+def plan() -> Plan:
+    return build_plan(ROWS)
+
+
+@pytest.fixture(scope="module")
+def path(plan: Plan, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("wb") / "plan.xlsx"
+    write_workbook(plan, out)
+    return out
+
+
+@pytest.fixture(scope="module")
+def wb(path: Path) -> Workbook:
+    return openpyxl.load_workbook(path)
+
+
+@pytest.fixture(scope="module")
+def cached(path: Path) -> Workbook:
+    return openpyxl.load_workbook(path, data_only=True)
+
+
+def header(ws: object, row: int = 1) -> list[object]:
+    return [c.value for c in ws[row]]  # type: ignore[index]
+
+
+def test_sheets_present_and_ordered(wb: Workbook) -> None:
+    assert wb.sheetnames == SHEETS
+    assert wb.active.title == "Summary"
+
+
+def test_header_rows_are_the_column_names(wb: Workbook) -> None:
+    assert header(wb["Scenarios"]) == [c.name for c in schema.COLUMNS]
+    assert header(wb["Plan"]) == list(RESULT_COLUMNS)
+    for name, col in zip(RESULT_COLUMNS, wb["Plan"][1], strict=True):
+        assert REGISTRY[name].doc in col.comment.text
+    peak = wb["Scenarios"]["D1"]
+    assert peak.value == "peak_qps" and "[req/s]" in peak.comment.text
+
+
+def test_every_constant_is_a_named_cell(wb: Workbook) -> None:
+    assert set(CONSTANTS) <= set(wb.defined_names)
+    for name, constant in CONSTANTS.items():
+        (sheet, ref), = wb.defined_names[name].destinations
+        assert sheet == "Assumptions"
+        cell = wb[sheet][ref.replace("$", "")]
+        assert cell.value == constant.value
+        assert cell.offset(column=-1).value == name
+        assert cell.fill.fgColor.rgb == "FFFFF2CC"
+
+
+def test_dropdowns_reject_unknown_values(wb: Workbook, plan: Plan) -> None:
+    ws = wb["Scenarios"]
+    columns = {c.value: c.column_letter for c in ws[1]}
+    lists = {}
+    for dv in ws.data_validations.dataValidation:
+        assert dv.showErrorMessage and dv.error
+        for rng in dv.sqref.ranges:
+            lists[rng.coord] = (dv.type, dv.formula1)
+    n = len(plan.scenarios) + 1
+
+    def validation(column: str) -> tuple[str, str]:
+        return lists[f"{columns[column]}2:{columns[column]}{n}"]
+
+    assert validation("model") == ("list", f"Models!$A$2:$A${len(plan.tables.models) + 1}")
+    assert validation("gpu") == ("list", f"GPUs!$A$2:$A${len(plan.tables.gpus) + 1}")
+    for column, choices in (("weight_dtype", schema.DTYPES), ("kv_dtype", schema.DTYPES),
+                            ("engine", schema.ENGINES), ("method", schema.METHODS)):
+        assert validation(column) == ("list", '"' + ",".join(choices) + '"')
+    assert validation("peak_qps")[0] == "decimal"
+    (curve,) = wb["Batch curve"].data_validations.dataValidation
+    assert curve.type == "list" and curve.showErrorMessage
+    assert curve.formula1 == f"Plan!$A$2:$A${n}" and str(curve.sqref) == "B2"
+
+
+def test_inputs_look_editable_and_blank_stays_blank(wb: Workbook, plan: Plan) -> None:
+    ws = wb["Scenarios"]
+    columns = {c.value: c.column_letter for c in ws[1]}
+    for r in range(2, len(plan.scenarios) + 2):
+        for letter in columns.values():
+            assert ws[f"{letter}{r}"].fill.fgColor.rgb == "FFFFF2CC"
+    assert ws[f"{columns['tp']}2"].value is None  # auto
+    assert ws[f"{columns['tp']}4"].value == 8
+    assert ws[f"{columns['tpot_slo_ms']}3"].value is None
+
+
+def test_charts(wb: Workbook, path: Path) -> None:
+    assert [c.tagname for c in wb["Summary"]._charts] == ["barChart"]
+    assert [c.tagname for c in wb["Batch curve"]._charts] == ["lineChart"]
+    with zipfile.ZipFile(path) as z:
+        charts = [z.read(n).decode() for n in z.namelist() if n.startswith("xl/charts/chart")]
+    bar = [c for c in charts if "<barChart>" in c]
+    line = [c for c in charts if "<lineChart>" in c]
+    assert len(bar) == 1 and "<val><numRef><f>'Summary'!$C$" in bar[0]  # over formula cells
+    assert "<cat><strRef><f>'Summary'!$A$" in bar[0]
+    assert len(line) == 1 and line[0].count("<ser>") == 3  # throughput, TPOT, TPOT target
+
+
+def test_number_formats_frozen_panes_and_conditional_formats(wb: Workbook) -> None:
+    plan = wb["Plan"]
+    columns = {c.value: c.column_letter for c in plan[1]}
+    assert plan[f"{columns['monthly_cost']}2"].number_format == '"$"#,##0'
+    assert plan[f"{columns['utilization_at_avg_load']}2"].number_format == "0.0%"
+    assert plan[f"{columns['gpus']}2"].number_format == "#,##0"
+    assert wb["Scenarios"]["D2"].number_format == "#,##0.00"
+    assert plan.freeze_panes == "B2" and wb["Scenarios"].freeze_panes == "B2"
+    rules = [(str(cf.sqref), r) for cf in plan.conditional_formatting for r in cf.rules]
+    formulas = " ".join(f for _, r in rules for f in r.formula)
+    assert "weights_do_not_fit" in formulas and "slo_unreachable" in formulas
+    kind = columns["bottleneck"]
+    for name in ("kv_memory", "tpot_slo", "ttft_slo", "batch_cap"):
+        assert any(s.startswith(f"{kind}2:") and f'"{name}"' in r.formula for s, r in rules)
+
+
+def test_every_formula_is_portable(path: Path) -> None:
+    checked, findings = lint_workbook(path)
+    assert checked > len(RESULT_COLUMNS) * len(ROWS)
+    assert findings == []
+
+
+def test_plan_cells_are_formulas_from_the_registry(wb: Workbook) -> None:
+    plan = wb["Plan"]
+    for col in plan.iter_cols(min_row=2):
+        assert all(c.data_type == "f" for c in col)
+    assert plan["A2"].value == "=Scenarios!A2"
+    columns = {c.value: c.column_letter for c in plan[1]}
+    assert plan[f"{columns['gpus']}3"].value == f"={columns['instances']}3*{columns['tp']}3"
+    assert "INDEX(GPUs!$" in plan[f"{columns['gpu_memory_gib']}2"].value
+
+
+def test_text_that_looks_like_a_formula_stays_text(wb: Workbook, cached: Workbook) -> None:
+    for r, name in enumerate(TRICKY_NAMES, start=3):
+        cell = wb["Scenarios"][f"A{r}"]
+        assert (cell.value, cell.data_type, cell.quotePrefix) == (name, "s", True)
+        assert cached["Plan"][f"A{r}"].value == name
+        assert wb["Plan"][f"A{r}"].value == f"=Scenarios!A{r}"
+    assert wb["Batch curve"]["B2"].data_type == "s"
+
+
+def test_method_lists_every_quantity_with_its_template_as_text(wb: Workbook) -> None:
+    ws = wb["Method"]
+    top = next(r for r in range(1, 30) if ws[f"A{r}"].value == "name")
+    rows = list(ws.iter_rows(min_row=top + 1, values_only=False))
+    assert [r[0].value for r in rows] == list(REGISTRY)
+    for row, q in zip(rows, REGISTRY.values(), strict=True):
+        assert row[3].value == q.excel and row[3].data_type == "s"
+    text = " ".join(str(c.value) for c in ws["A"][:8])
+    assert "Recalculat" in text and "LibreOffice" in text
+
+
+def test_cached_values_are_the_engine_results(cached: Workbook, plan: Plan, path: Path) -> None:
+    ws = cached["Plan"]
+    for i in range(len(plan.results)):
+        for j, name in enumerate(RESULT_COLUMNS, start=1):
+            got, expected = ws.cell(row=i + 2, column=j).value, plan.results.iloc[i][name]
+            if isinstance(expected, str):
+                assert (got or "") == expected
+            else:
+                assert got == pytest.approx(float(expected), rel=1e-12, abs=1e-12)
+    with zipfile.ZipFile(path) as z:
+        assert 'fullCalcOnLoad="1"' in z.read("xl/workbook.xml").decode()
+        core = z.read("docProps/core.xml").decode()
+    assert "2026-01-15T00:00:00Z" in core
+
+
+def test_scenarios_sheet_reads_back_as_the_same_input(path: Path, plan: Plan) -> None:
+    again = validate(read_table(path))
+    results = estimate(again.scenarios, again.tables)
+    assert list(results["gpus"]) == list(plan.results["gpus"])
+    assert list(results["scenario"]) == list(plan.results["scenario"])
+
+
+def test_same_plan_same_workbook(plan: Plan, tmp_path: Path) -> None:
+    first, second = tmp_path / "a.xlsx", tmp_path / "b.xlsx"
+    write_workbook(plan, first)
+    write_workbook(plan, second)
+    with zipfile.ZipFile(first) as a, zipfile.ZipFile(second) as b:
+        assert a.namelist() == b.namelist()
+        for name in a.namelist():
+            assert a.read(name) == b.read(name), name
+            assert a.getinfo(name).date_time == b.getinfo(name).date_time
+
+
+def test_every_unit_has_a_number_format() -> None:
+    from reportgen.formats import FORMATS
+
+    units = {q.unit for q in REGISTRY.values()} | {c.unit for c in CONSTANTS.values()}
+    units |= {c.unit for c in schema.COLUMNS if c.unit}
+    assert units - set(FORMATS) == set()
