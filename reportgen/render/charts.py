@@ -1,0 +1,219 @@
+"""The report's charts: matplotlib figures as SVG ``data:`` URIs for ``<img>`` tags.
+
+matplotlib is imported lazily (the CLI's other commands never pay for it) and used through
+``Figure`` objects with the Agg backend, never pyplot's global state. The SVG bytes are pinned
+(``svg.hashsalt``, no date, text as paths), so the same plan gives the same PDF. Charts carry no
+user text and no legend: scenario names, legends and formatted numbers are in the HTML around
+them (built by context.py), which keeps them sharp, searchable and cheap to draw.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+from dataclasses import dataclass
+from typing import Any, cast
+
+RC: dict[str, Any] = {
+    "svg.hashsalt": "reportgen",
+    "svg.fonttype": "path",
+    "font.family": "DejaVu Sans",
+    "font.size": 7.5,
+    "axes.titlesize": 8,
+    "axes.labelsize": 7.5,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "axes.grid": True,
+    "grid.color": "#e3e3e3",
+    "grid.linewidth": 0.6,
+    "legend.frameon": False,
+    "legend.fontsize": 7,
+    "xtick.labelsize": 7,
+    "ytick.labelsize": 7,
+    "lines.linewidth": 1.6,
+    "path.simplify": True,
+}
+
+# Okabe–Ito colours: distinguishable with the common colour-vision deficiencies and in greyscale.
+COLOURS = {
+    "weights": "#0072B2",
+    "kv": "#E69F00",
+    "reserve": "#CC79A7",
+    "free": "#D9D9D9",
+    "line": "#0072B2",
+    "latency": "#009E73",
+    "limit": "#D55E00",
+    "tutorial": "#999999",
+    "ink": "#222222",
+}
+
+
+@dataclass(frozen=True)
+class MemorySpec:
+    """Memory of one GPU at the operating batch: (colour key, GiB) parts and the capacity."""
+
+    capacity_gib: float
+    parts: tuple[tuple[str, float], ...]
+
+
+@dataclass(frozen=True)
+class BatchSpec:
+    """Throughput and time per output token against batch, with the limits marked."""
+
+    batches: tuple[float, ...]
+    tokens_per_s_gpu: tuple[float, ...]
+    tpot_ms: tuple[float, ...]
+    chosen: float
+    chosen_tokens: float
+    chosen_tpot: float
+    memory_limit: float
+    cap: float
+    ceiling: float | None  # None: off scale, not drawn
+    slo: float | None
+
+
+@dataclass(frozen=True)
+class GainSpec:
+    """Batching gain: the roofline's against the tutorial's 2B/(B+1)."""
+
+    batches: tuple[float, ...]
+    roofline: tuple[float, ...]
+    tutorial: tuple[float, ...]
+    chosen: float
+
+
+# Legends and labels live in the HTML around a chart (sharper, searchable, and much cheaper
+# for WeasyPrint than glyph paths), so a chart holds only its axes and marks.
+
+
+def _figure(width_in: float, height_in: float, ncols: int = 1) -> tuple[Any, Any]:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(width_in, height_in), dpi=100)
+    axes = fig.subplots(1, ncols)
+    return fig, axes
+
+
+def _data_uri(fig: Any) -> str:
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="svg", metadata={"Date": None})
+    return "data:image/svg+xml;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
+
+
+def _render(draw: Any, *args: Any) -> str:
+    import matplotlib
+
+    with matplotlib.rc_context(cast(Any, RC)):
+        fig = draw(*args)
+        return _data_uri(fig)
+
+
+def _log2_axis(ax: Any, top: float) -> None:
+    from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
+
+    ax.set_xscale("log", base=2)
+    ticks = [4.0**k for k in range(8) if 4.0**k <= top]
+    ax.xaxis.set_major_locator(FixedLocator(ticks))
+    ax.xaxis.set_minor_locator(NullLocator())
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:,.0f}"))
+    ax.set_xlim(1, top)
+
+
+def _y_axis(ax: Any) -> None:
+    from matplotlib.ticker import FuncFormatter, MaxNLocator
+
+    ax.yaxis.set_major_locator(MaxNLocator(nbins=4, min_n_ticks=3))
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:,.0f}"))
+    ax.set_ylim(bottom=0)
+
+
+def _draw_memory(spec: MemorySpec) -> Any:
+    from matplotlib.ticker import MaxNLocator
+
+    fig, ax = _figure(6.7, 0.95)
+    fig.subplots_adjust(left=0.01, right=0.99, bottom=0.42, top=0.97)
+    ax.set_axisbelow(True)
+    left = 0.0
+    for kind, gib in spec.parts:
+        if gib <= 0:
+            continue
+        ax.barh([0], [gib], left=[left], height=0.7, color=COLOURS[kind], edgecolor="white",
+                linewidth=0.8)
+        left += gib
+    top = max(spec.capacity_gib, left) * 1.02
+    if left > spec.capacity_gib:
+        ax.axvspan(spec.capacity_gib, top, color=COLOURS["limit"], alpha=0.14, linewidth=0)
+    ax.axvline(spec.capacity_gib, color=COLOURS["ink"], linewidth=1.6)
+    ax.set_xlim(0, top)
+    ax.set_ylim(-0.5, 0.5)
+    ax.set_yticks([])
+    ax.xaxis.set_major_locator(MaxNLocator(nbins=8, integer=True))
+    ax.set_xlabel("GiB per GPU", labelpad=1)
+    ax.grid(axis="y", visible=False)
+    ax.spines["left"].set_visible(False)
+    return fig
+
+
+def memory_bar(spec: MemorySpec) -> str:
+    """Weights, KV cache, activation reserve and free memory of one GPU, as one stacked bar."""
+    return _render(_draw_memory, spec)
+
+
+def _mark_limits(ax: Any, spec: BatchSpec, top: float) -> None:
+    if spec.memory_limit < top:
+        ax.axvspan(max(spec.memory_limit, 1.0), top, color="#000000", alpha=0.08, linewidth=0)
+    if spec.cap < top:
+        ax.axvline(spec.cap, color="#666666", linewidth=0.9, linestyle=":")
+
+
+def _draw_batch(spec: BatchSpec) -> Any:
+    fig, (left, right) = _figure(6.7, 2.2, ncols=2)
+    fig.subplots_adjust(left=0.085, right=0.99, bottom=0.19, top=0.97, wspace=0.24)
+    top = max(spec.batches) * 1.05
+    for ax in (left, right):
+        _log2_axis(ax, top)
+        _mark_limits(ax, spec, top)
+        ax.axvline(spec.chosen, color=COLOURS["limit"], linewidth=0.7, alpha=0.6)
+    left.plot(spec.batches, spec.tokens_per_s_gpu, color=COLOURS["line"])
+    left.plot([spec.chosen], [spec.chosen_tokens], "o", color=COLOURS["limit"], markersize=5)
+    if spec.ceiling is not None:
+        left.axhline(spec.ceiling, color=COLOURS["tutorial"], linestyle="--", linewidth=1.0)
+    _y_axis(left)
+    left.set_ylabel("output tokens/s per GPU")
+
+    right.plot(spec.batches, spec.tpot_ms, color=COLOURS["latency"])
+    right.plot([spec.chosen], [spec.chosen_tpot], "o", color=COLOURS["limit"], markersize=5)
+    if spec.slo is not None:
+        right.axhline(spec.slo, color=COLOURS["limit"], linestyle="--", linewidth=1.1)
+    _y_axis(right)
+    right.set_ylabel("ms per output token")
+    fig.supxlabel("batch: sequences per instance (log scale)", fontsize=7.5, y=0.0,
+                  va="bottom")
+    return fig
+
+
+def batch_curves(spec: BatchSpec) -> str:
+    """Throughput per GPU and TPOT against batch, the TPOT target and the chosen batch."""
+    return _render(_draw_batch, spec)
+
+
+def _draw_gain(spec: GainSpec) -> Any:
+    fig, ax = _figure(6.7, 1.9)
+    fig.subplots_adjust(left=0.085, right=0.99, bottom=0.2, top=0.97)
+    top = max(spec.batches) * 1.05
+    _log2_axis(ax, top)
+    ax.plot(spec.batches, spec.roofline, color=COLOURS["line"])
+    ax.plot(spec.batches, spec.tutorial, color=COLOURS["tutorial"], linestyle="--")
+    ax.axvline(spec.chosen, color=COLOURS["limit"], linewidth=0.9, linestyle=":")
+    _y_axis(ax)
+    ax.set_xlabel("batch: sequences per instance (log scale)", labelpad=1)
+    ax.set_ylabel("× throughput at batch 1")
+    return fig
+
+
+def gain_curves(spec: GainSpec) -> str:
+    """The roofline's batching gain beside the tutorial's 2B/(B+1)."""
+    return _render(_draw_gain, spec)

@@ -1,0 +1,116 @@
+"""The PDF report: Jinja2 templates → HTML → WeasyPrint.
+
+Everything the templates show comes from :func:`reportgen.render.context.build`; numbers are
+formatted by the ``num``/``qty`` filters, which wrap :func:`reportgen.formats.format_value`.
+The renderer fetches nothing from the network and nothing on disk outside the templates folder
+(:class:`SafeURLFetcher`); a template that asks for anything else stops the render. The same plan
+gives the same bytes: no dates in the PDF, no random identifier, charts with pinned SVG.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+from urllib.request import url2pathname
+
+import jinja2
+from weasyprint import HTML
+from weasyprint.urls import FatalURLFetchingError, URLFetcher
+
+from reportgen.errors import OutputError
+from reportgen.formats import format_value
+from reportgen.plan import Plan
+from reportgen.render import context
+
+TEMPLATES_DIR = Path(__file__).resolve().parents[2] / "templates"
+ENTRY_TEMPLATE = "report.html.j2"
+
+_log = logging.getLogger(__name__)
+
+
+def _templates(templates_dir: Path | None) -> Path:
+    return (templates_dir if templates_dir is not None else TEMPLATES_DIR).resolve()
+
+
+def _num(value: Any) -> str:
+    """Jinja filter: a :class:`context.Num` as the report shows it, without its unit suffix."""
+    if isinstance(value, context.Num):
+        return format_value(value.value, value.unit)
+    raise TypeError(f"the num filter formats Num values, not {type(value).__name__}")
+
+
+def _qty(value: Any) -> str:
+    """Jinja filter: a :class:`context.Num` with its unit suffix (e.g. "2.00 req/s")."""
+    if isinstance(value, context.Num):
+        return format_value(value.value, value.unit, with_unit=True)
+    raise TypeError(f"the qty filter formats Num values, not {type(value).__name__}")
+
+
+def environment(templates_dir: Path | None = None) -> jinja2.Environment:
+    """The Jinja2 environment: autoescaped, strict about undefined names, templates folder only."""
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(_templates(templates_dir))),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters["num"] = _num
+    env.filters["qty"] = _qty
+    return env
+
+
+def render_html(plan: Plan, templates_dir: Path | None = None) -> str:
+    """The report as HTML (what WeasyPrint lays out)."""
+    report = context.build(plan)
+    return environment(templates_dir).get_template(ENTRY_TEMPLATE).render(report=report)
+
+
+class SafeURLFetcher(URLFetcher):  # type: ignore[misc]
+    """``data:`` URLs and files under ``root``: no network, nothing else on disk.
+
+    Any other URL raises, and ``fail_on_errors`` turns that into a render that stops.
+    """
+
+    def __init__(self, root: Path, **kwargs: Any) -> None:
+        super().__init__(allowed_protocols={"file", "data"}, fail_on_errors=True, **kwargs)
+        self.root = root.resolve()
+
+    def fetch(self, url: str, headers: Any = None) -> Any:
+        scheme = url.split(":", 1)[0].lower()
+        if scheme == "data":
+            return super().fetch(url, headers)
+        if scheme == "file":
+            path = Path(url2pathname(urlsplit(url).path)).resolve()
+            if path.is_relative_to(self.root) and path.is_file():
+                return super().fetch(url, headers)
+        raise ValueError(f"blocked URL: {url}")
+
+
+def html_to_pdf(html: str, templates_dir: Path | None = None) -> bytes:
+    """Lay out HTML whose relative links resolve in the templates folder; return the PDF bytes.
+
+    Raises :class:`OutputError` when the HTML asks for anything outside the templates folder.
+    """
+    root = _templates(templates_dir)
+    document = HTML(string=html, base_url=root.as_uri() + "/", url_fetcher=SafeURLFetcher(root))
+    try:
+        pdf: bytes = document.write_pdf()
+    except FatalURLFetchingError as exc:  # a BaseException: `except Exception` misses it
+        raise OutputError(
+            f"the report template asks for a resource outside {root.name}/ or on the network "
+            f"({exc}); only data: URLs and files in the templates folder are allowed"
+        ) from exc
+    return pdf
+
+
+def write_pdf(plan: Plan, path: Path, templates_dir: Path | None = None) -> None:
+    """Render the plan's PDF report to ``path``."""
+    pdf = html_to_pdf(render_html(plan, templates_dir), templates_dir)
+    try:
+        path.write_bytes(pdf)
+    except OSError as exc:
+        raise OutputError(f"cannot write {path}: {exc.strerror or exc}") from exc
+    _log.debug("wrote %s (%d bytes)", path, len(pdf))

@@ -1,0 +1,113 @@
+"""The report's view model and template environment, without WeasyPrint."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+import jinja2
+import pytest
+
+from reportgen.formats import format_value
+from reportgen.plan import Plan
+from reportgen.render import context, pdf
+from tests.report.conftest import SAMPLE
+
+
+@pytest.fixture(scope="module")
+def report(sample_plan: Plan) -> context.Report:
+    return context.build(sample_plan)
+
+
+def test_totals_are_over_rows_in_the_plan(report: context.Report, sample_plan: Plan) -> None:
+    counted = sample_plan.results[sample_plan.results["in_plan_total"] == 1]
+    gpus, nodes, monthly, annual = (h.value.value for h in report.summary.headlines)
+    assert gpus == counted["gpus"].sum()
+    assert nodes == counted["nodes"].sum()
+    assert monthly == counted["monthly_cost"].sum()
+    assert annual == counted["annual_cost"].sum()
+    assert report.procurement.total.gpus.value == gpus
+    low, high = report.summary.headlines[0].low, report.summary.headlines[0].high
+    assert low is not None and high is not None
+    assert low.value == counted["gpus_low"].sum()
+    assert high.value == counted["gpus_high"].sum()
+
+
+def test_findings_are_three_or_four_sentences(report: context.Report) -> None:
+    findings = report.summary.findings
+    assert 3 <= len(findings) <= 4
+    assert findings[0].startswith("The biggest cost is")
+    assert any("does not fit" in f or "do not fit" in f for f in findings)
+    assert any("no latency target" in f for f in findings)
+
+
+def test_one_section_per_scenario_and_one_comparison(
+    report: context.Report, sample_plan: Plan
+) -> None:
+    assert [s.name for s in report.scenarios] == list(sample_plan.results["scenario"])
+    assert len(report.tutorials) == 1
+    comparison = report.tutorials[0]
+    assert comparison.match_name == "Tutorial demo, planned"
+    assert comparison.gain_chart is not None
+    assert any(reason.startswith("KV heads") for reason in comparison.reasons)
+
+
+def test_rows_that_do_not_fit_have_no_curve_and_no_chain(report: context.Report) -> None:
+    section = next(s for s in report.scenarios if s.name == "405B on L4")
+    assert not section.counted
+    assert section.batch_chart is None
+    assert section.chain == ()
+    assert section.bottleneck == "weights_do_not_fit"
+
+
+def test_charts_are_svg_data_uris(report: context.Report) -> None:
+    for section in report.scenarios:
+        assert section.memory_chart.startswith("data:image/svg+xml;base64,")
+
+
+def test_charts_are_deterministic(sample_plan: Plan) -> None:
+    first = context.build(sample_plan)
+    second = context.build(sample_plan)
+    assert first.scenarios[0].batch_chart == second.scenarios[0].batch_chart
+    assert first.scenarios[0].memory_chart == second.scenarios[0].memory_chart
+
+
+def test_summary_stays_on_one_page_for_many_scenarios(
+    plan_factory: Callable[..., Plan],
+) -> None:
+    rows = [dict(SAMPLE[i % len(SAMPLE)], scenario=f"s{i}") for i in range(25)]
+    summary = context.build(plan_factory(rows)).summary
+    assert len(summary.rows) == context.SUMMARY_ROWS
+    assert summary.rows[-1].name == f"{25 - context.SUMMARY_ROWS + 1} more scenarios"
+
+
+def test_filters_format_through_formats_table() -> None:
+    env = pdf.environment()
+    template = env.from_string("{{ a|num }} {{ b|qty }} {{ c|qty }}")
+    text = template.render(
+        a=context.Num(1234.5, "USD/month"),
+        b=context.Num(2.0, "req/s"),
+        c=context.Num(None, "GiB"),
+    )
+    assert text == (
+        f"{format_value(1234.5, 'USD/month')} {format_value(2.0, 'req/s', with_unit=True)} —"
+    )
+
+
+def test_environment_is_strict_and_escapes() -> None:
+    env = pdf.environment()
+    with pytest.raises(jinja2.UndefinedError):
+        env.from_string("{{ missing }}").render()
+    assert env.from_string("{{ x }}").render(x="<b>") == "&lt;b&gt;"
+
+
+def test_default_templates_folder_is_the_top_level_one() -> None:
+    assert Path(__file__).resolve().parents[2] / "templates" == pdf.TEMPLATES_DIR
+    assert (pdf.TEMPLATES_DIR / pdf.ENTRY_TEMPLATE).is_file()
+
+
+def test_html_has_no_placeholders(sample_plan: Plan) -> None:
+    html = re.sub(r"data:image/svg\+xml;base64,[A-Za-z0-9+/=]+", "", pdf.render_html(sample_plan))
+    assert "{{" not in html and "{%" not in html
+    assert ">nan<" not in html and "None" not in html

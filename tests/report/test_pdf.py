@@ -1,0 +1,209 @@
+"""The PDF report: content, escaping, isolation from the network and the disk, determinism."""
+
+from __future__ import annotations
+
+import io
+import logging
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pypdf import PdfReader
+
+from reportgen.errors import OutputError
+from reportgen.formats import format_value
+from reportgen.plan import Plan
+from reportgen.quantities import REGISTRY
+from reportgen.render import pdf
+from tests.report.conftest import CJK_NAME, HOSTILE_NAMES
+
+pytestmark = pytest.mark.slow
+
+
+@dataclass(frozen=True)
+class Rendered:
+    data: bytes
+    pages: tuple[str, ...]  # text of each page, whitespace squeezed
+    records: tuple[logging.LogRecord, ...]
+    fetched: tuple[str, ...]
+
+    @property
+    def text(self) -> str:
+        return " ".join(self.pages)
+
+
+class _Collect(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if not record.name.startswith("weasyprint.progress"):
+            self.records.append(record)
+
+
+def _squeeze(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _render(plan: Plan, path: Path, monkeypatch: pytest.MonkeyPatch | None = None) -> Rendered:
+    fetched: list[str] = []
+    original = pdf.SafeURLFetcher.fetch
+
+    def recording(self: Any, url: str, headers: Any = None) -> Any:
+        fetched.append(url)
+        return original(self, url, headers)
+
+    patch = monkeypatch or pytest.MonkeyPatch()
+    patch.setattr(pdf.SafeURLFetcher, "fetch", recording)
+    handler = _Collect()
+    logger = logging.getLogger("weasyprint")
+    logger.addHandler(handler)
+    try:
+        pdf.write_pdf(plan, path)
+    finally:
+        logger.removeHandler(handler)
+        if monkeypatch is None:
+            patch.undo()
+    data = path.read_bytes()
+    reader = PdfReader(io.BytesIO(data))
+    pages = tuple(_squeeze(page.extract_text()) for page in reader.pages)
+    return Rendered(data, pages, tuple(handler.records), tuple(fetched))
+
+
+@pytest.fixture(scope="module")
+def sample(sample_plan: Plan, tmp_path_factory: pytest.TempPathFactory) -> Rendered:
+    return _render(sample_plan, tmp_path_factory.mktemp("pdf") / "report.pdf")
+
+
+@pytest.fixture(scope="module")
+def hostile(hostile_plan: Plan, tmp_path_factory: pytest.TempPathFactory) -> Rendered:
+    return _render(hostile_plan, tmp_path_factory.mktemp("pdf") / "hostile.pdf")
+
+
+def _shown(plan: Plan, position: int, name: str) -> str:
+    value = plan.results.iloc[position][name]
+    return format_value(value, REGISTRY[name].unit)
+
+
+def _section_pages(rendered: Rendered, number: int, name: str) -> Iterator[str]:
+    """The pages of a scenario's section (its heading "N. name" and the page after)."""
+    heading = _squeeze(f"{number}. {name}")
+    for i, page in enumerate(rendered.pages):
+        if heading in page and "What sets the size" in page:
+            yield page
+            if i + 1 < len(rendered.pages):
+                yield rendered.pages[i + 1]
+            return
+    raise AssertionError(f"no section for scenario {name!r}")
+
+
+def test_every_scenario_shows_its_numbers(sample: Rendered, sample_plan: Plan) -> None:
+    for position, name in enumerate(sample_plan.results["scenario"]):
+        gpus = _shown(sample_plan, position, "gpus")
+        cost = _shown(sample_plan, position, "monthly_cost")
+        bottleneck = _shown(sample_plan, position, "bottleneck")
+        section = " ".join(_section_pages(sample, position + 1, str(name)))
+        assert gpus in section.split(), (name, gpus)
+        assert cost in section, (name, cost)
+        assert bottleneck in section, (name, bottleneck)
+
+
+def test_summary_totals_and_band(sample: Rendered, sample_plan: Plan) -> None:
+    counted = sample_plan.results[sample_plan.results["in_plan_total"] == 1]
+    summary = sample.pages[1]
+    assert "Executive summary" in summary
+    for column in ("gpus", "gpus_low", "gpus_high", "monthly_cost"):
+        total = format_value(float(counted[column].sum()), REGISTRY[column].unit)
+        assert total in summary, (column, total)
+    assert "10th and 90th percentiles" in summary
+
+
+def test_no_placeholders_or_missing_values(sample: Rendered) -> None:
+    text = sample.text
+    assert not re.search(r"\bnan\b", text, re.IGNORECASE)
+    assert not re.search(r"\bNone\b", text)
+    for token in ("{{", "}}", "{%", "%}", "Undefined"):
+        assert token not in text, token
+
+
+def test_sections_present(sample: Rendered) -> None:
+    text = sample.text
+    for title in ("Executive summary", "Tutorial comparison", "Procurement hand-off",
+                  "Assumptions register", "Method", "Pitfalls this plan avoids", "Glossary",
+                  "Prepared by", "Reviewed by", "Approved by"):
+        assert title in text, title
+    assert re.search(r"Page 2 of \d+", sample.pages[1])
+
+
+def test_no_weasyprint_warnings(sample: Rendered, hostile: Rendered) -> None:
+    assert [r.getMessage() for r in sample.records] == []
+    assert [r.getMessage() for r in hostile.records] == []
+
+
+def test_only_local_resources_are_fetched(sample: Rendered) -> None:
+    assert sample.fetched, "the stylesheet should have been fetched"
+    templates = pdf.TEMPLATES_DIR.resolve().as_uri() + "/"
+    for url in sample.fetched:
+        assert url.startswith("data:") or url.startswith(templates), url
+
+
+def test_hostile_names_are_literal_text(hostile: Rendered, hostile_plan: Plan) -> None:
+    for name in (*HOSTILE_NAMES, CJK_NAME):
+        assert name in hostile.text, name
+    assert "<b>Plan</b> {{ 7*7 }}" in hostile.pages[0]
+    html = pdf.render_html(hostile_plan)
+    assert "<script>" not in html
+    assert "<img src=http" not in html
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    for url in hostile.fetched:
+        assert url.startswith("data:") or url.endswith("report.css"), url
+
+
+def test_same_plan_same_bytes(sample: Rendered, sample_plan: Plan, tmp_path: Path) -> None:
+    again = tmp_path / "again.pdf"
+    pdf.write_pdf(sample_plan, again)
+    assert again.read_bytes() == sample.data
+    assert b"/CreationDate" not in sample.data
+    assert b"/ModDate" not in sample.data
+
+
+def _template(tmp_path: Path, body: str) -> Path:
+    folder = tmp_path / "templates"
+    folder.mkdir()
+    (folder / "report.html.j2").write_text(
+        f"<!DOCTYPE html><html><head><meta charset='utf-8'>{body}</head>"
+        "<body><p>{{ report.title }}</p></body></html>",
+        encoding="utf-8",
+    )
+    return folder
+
+
+@pytest.mark.parametrize(
+    "link",
+    [
+        '<link rel="stylesheet" href="file:///etc/hostname">',
+        '<link rel="stylesheet" href="../x.css">',
+        '<link rel="stylesheet" href="http://example.invalid/x.css">',
+    ],
+)
+def test_resources_outside_the_templates_are_refused(
+    link: str, tmp_path: Path, sample_plan: Plan
+) -> None:
+    (tmp_path / "x.css").write_text("p { color: red }", encoding="utf-8")  # exists, still refused
+    folder = _template(tmp_path, link)
+    target = tmp_path / "out.pdf"
+    with pytest.raises(OutputError, match="outside"):
+        pdf.write_pdf(sample_plan, target, templates_dir=folder)
+    assert not target.exists()
+
+
+def test_a_stylesheet_inside_the_templates_loads(tmp_path: Path, sample_plan: Plan) -> None:
+    folder = _template(tmp_path, '<link rel="stylesheet" href="style.css">')
+    (folder / "style.css").write_text("p { color: #123456 }", encoding="utf-8")
+    target = tmp_path / "out.pdf"
+    pdf.write_pdf(sample_plan, target, templates_dir=folder)
+    assert target.read_bytes().startswith(b"%PDF")
