@@ -19,17 +19,23 @@ class Constant:
     unit: str
     doc: str
     source: str
+    date: str  # when the value and its source were last checked
+
+
+CHECKED = "2026-12-02"
 
 
 CONSTANTS: dict[str, Constant] = {}
 
 
-def _constant(name: str, value: float | str, unit: str, doc: str, source: str) -> None:
+def _constant(
+    name: str, value: float | str, unit: str, doc: str, source: str, date: str = CHECKED
+) -> None:
     if name in CONSTANTS:
         raise ValueError(f"constant {name} defined twice")
     if not name.isupper() or not name.replace("_", "").isalnum():
         raise ValueError(f"constant {name} must be UPPER_SNAKE (it becomes a workbook name)")
-    CONSTANTS[name] = Constant(name, value, unit, doc, source)
+    CONSTANTS[name] = Constant(name, value, unit, doc, source, date)
 
 
 _constant("BYTES_PER_GIB", 1073741824, "bytes/GiB", "Bytes in one GiB (2^30).", "definition")

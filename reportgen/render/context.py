@@ -1223,7 +1223,7 @@ def _assumptions(plan: Plan, rows: Sequence[Row]) -> tuple[Table, ...]:
         ("Name", "Value", "Unit", "Meaning", "Source", "Date"),
         tuple(
             (Num(c.name, "text"), Num(_scalar(c.value), c.unit), Num(c.unit, "text"),
-             Num(c.doc, "text"), Num(c.source, "text"), Num("—", "text"))
+             Num(c.doc, "text"), Num(c.source, "text"), Num(c.date, "text"))
             for c in CONSTANTS.values()
         ),
         suffix=False,
@@ -1235,13 +1235,13 @@ def _assumptions(plan: Plan, rows: Sequence[Row]) -> tuple[Table, ...]:
         "GPU specifications used",
         "Dense tensor throughput; memory as the driver reports it.",
         ("GPU", "Memory (GiB)", "Bandwidth (TB/s)", "BF16 (TFLOP/s)", "FP8 (TFLOP/s)",
-         "TDP (kW)", "GPUs per node", "Source", "Date"),
+         "TDP (W)", "GPUs per node", "Source", "Date"),
         tuple(
             (Num(name, "text"), Num(_scalar(g.loc[name, "memory_gib"]), "GiB"),
              Num(_scalar(g.loc[name, "bandwidth_tbps"]), "TB/s"),
              Num(_scalar(g.loc[name, "bf16_tflops"]), "TFLOP/s"),
              Num(_scalar(g.loc[name, "fp8_tflops"]), "TFLOP/s"),
-             Num(float(_cell(g, name, "tdp_w")) / 1000, "kW"),
+             Num(_scalar(g.loc[name, "tdp_w"]), "W"),
              Num(_scalar(g.loc[name, "gpus_per_node"]), "GPUs"),
              _t(g.loc[name, "source"] if "source" in g.columns else ""),
              _t(g.loc[name, "source_date"] if "source_date" in g.columns else ""))

@@ -107,8 +107,8 @@ def write_scenarios(ws: Worksheet, scenarios: pd.DataFrame, layout: Layout) -> N
 
 
 def write_assumptions(ws: Worksheet, wb: Workbook) -> None:
-    """Every constant as a named, editable cell with unit, source and meaning."""
-    header_row(ws, 1, ["name", "value", "unit", "source", "meaning"])
+    """Every constant as a named, editable cell with unit, source, date and meaning."""
+    header_row(ws, 1, ["name", "value", "unit", "source", "date", "meaning"])
     for i, c in enumerate(CONSTANTS.values()):
         r = FIRST_ROW + i
         set_text(ws.cell(row=r, column=1), c.name)
@@ -120,11 +120,12 @@ def write_assumptions(ws: Worksheet, wb: Workbook) -> None:
             value.number_format = fmt
         set_text(ws.cell(row=r, column=3), c.unit)
         set_text(ws.cell(row=r, column=4), c.source)
-        set_text(ws.cell(row=r, column=5), c.doc)
+        set_text(ws.cell(row=r, column=5), c.date)
+        set_text(ws.cell(row=r, column=6), c.doc)
         check_defined_name(c.name)
         wb.defined_names[c.name] = DefinedName(c.name, attr_text=f"{sheet_ref(ASSUMPTIONS)}$B${r}")
     ws.freeze_panes = "B2"
-    set_widths(ws, [34, 14, 12, 60, 80])
+    set_widths(ws, [34, 14, 12, 60, 12, 80])
 
 
 def write_table(ws: Worksheet, frame: pd.DataFrame, index_name: str) -> None:
