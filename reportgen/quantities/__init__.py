@@ -5,7 +5,9 @@ order of the results and the workbook's Plan sheet wherever dependencies allow.
 """
 
 # isort: off
-from reportgen.quantities import inputs, memory, timing, batch, latency, fleet, band, notes  # noqa: F401
+from reportgen.quantities import (  # noqa: F401
+    inputs, memory, timing, batch, latency, breakdown, fleet, band, notes,
+)
 from reportgen.quantities.registry import REGISTRY, Quantity, finalize, input_kind
 
 # isort: on

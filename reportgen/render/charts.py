@@ -4,7 +4,7 @@ matplotlib is imported lazily (the CLI's other commands never pay for it) and us
 ``Figure`` objects with the Agg backend, never pyplot's global state. The SVG bytes are pinned
 (``svg.hashsalt``, no date, text as paths), so the same plan gives the same PDF. Charts carry no
 user text and no legend: scenario names, legends and formatted numbers are in the HTML around
-them (built by context.py), which keeps them sharp, searchable and cheap to draw.
+them (built by the context package), which keeps them sharp, searchable and cheap to draw.
 """
 
 from __future__ import annotations

@@ -157,7 +157,8 @@ def check_curve(tally: Tally, values: Values, plan: Plan, where: Where, selected
         throughput = "output_tokens_per_s_per_gpu"
         gain = at[throughput] / base[throughput].iloc[0]
         tally.check("roofline_gain", curve.get(f"{where.curve_cols['roofline_gain']}{r}"), gain)
-        tally.check("tutorial_gain", curve.get(f"{where.curve_cols['tutorial_gain']}{r}"),
+        tally.check("tutorial_batching_gain",
+                    curve.get(f"{where.curve_cols['tutorial_batching_gain']}{r}"),
                     2 * batch / (batch + 1))
         got_slo = curve.get(f"{where.curve_cols['tpot_slo_ms']}{r}")
         if pd.isna(slo):

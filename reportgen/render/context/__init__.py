@@ -1,0 +1,121 @@
+"""The PDF report's view models: everything the templates show, built once from a Plan.
+
+Templates do no arithmetic and apply no business rule, and neither do these modules: every
+derived number is a quantity of the registry (:mod:`reportgen.quantities`), read from the plan's
+results or from an engine sweep over the batch. What is made here is presentation: which
+sentence to say, in what order, with which numbers, into frozen dataclasses (:mod:`.models`).
+Numbers stay numbers (:class:`Num`: a value and its unit) until a template formats them with the
+``num``/``qty`` filters, which call :func:`reportgen.formats.format_value` — the same table the
+workbook uses. Sentences that embed numbers format them here with the same function.
+
+One module per part of the report: :mod:`.summary`, :mod:`.scenario` (with :mod:`.figures` and
+:mod:`.bottleneck`), :mod:`.tutorial`, :mod:`.procurement`, :mod:`.assumptions` and
+:mod:`.method`; :mod:`.sweeps` runs the batch sweeps the charts draw.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+from reportgen import schema
+from reportgen.plan import Plan
+from reportgen.render.context import scenario, tutorial
+from reportgen.render.context.assumptions import assumptions
+from reportgen.render.context.common import BOTTLENECK_LABELS, is_tutorial
+from reportgen.render.context.method import formulas, pitfalls
+from reportgen.render.context.models import (
+    BomRow,
+    ChainStep,
+    CompareRow,
+    Formula,
+    FormulaGroup,
+    Headline,
+    Item,
+    LegendEntry,
+    Limit,
+    Num,
+    Pitfall,
+    PriceRow,
+    Procurement,
+    Report,
+    ScenarioSection,
+    Summary,
+    SummaryRow,
+    Table,
+    TutorialComparison,
+)
+from reportgen.render.context.procurement import procurement
+from reportgen.render.context.summary import SUMMARY_ROWS, summary
+from reportgen.render.context.sweeps import sweeps
+
+__all__ = [
+    "BOTTLENECK_LABELS",
+    "SUMMARY_ROWS",
+    "BomRow",
+    "ChainStep",
+    "CompareRow",
+    "Formula",
+    "FormulaGroup",
+    "Headline",
+    "Item",
+    "LegendEntry",
+    "Limit",
+    "Num",
+    "Pitfall",
+    "PriceRow",
+    "Procurement",
+    "Report",
+    "ScenarioSection",
+    "Summary",
+    "SummaryRow",
+    "Table",
+    "TutorialComparison",
+    "build",
+]
+
+
+def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
+    return [{str(k): v for k, v in rec.items()} for rec in frame.to_dict(orient="records")]
+
+
+def _rows(plan: Plan) -> list[dict[str, Any]]:
+    """Results joined with the raw inputs (as raw_<column>) for the sentences that need them."""
+    results = _records(plan.results)
+    raw = _records(plan.scenarios)
+    for res, inp in zip(results, raw, strict=True):
+        for column in schema.BY_NAME:
+            res[f"raw_{column}"] = inp.get(column)
+    return results
+
+
+def build(plan: Plan) -> Report:
+    """The report's view model for a plan."""
+    rows = _rows(plan)
+    swept = sweeps(plan, rows)
+    matches = tutorial.matches(rows)
+    tutorials = tuple(
+        tutorial.comparison(
+            i, r,
+            rows[matches[i]] if i in matches else None,
+            swept.get(matches[i]) if i in matches else None,
+        )
+        for i, r in enumerate(rows)
+        if is_tutorial(r)
+    )
+    p = plan.provenance
+    return Report(
+        title=p.title,
+        date=p.generated.isoformat(),
+        version=p.version,
+        input_name=p.input_name,
+        input_sha256=p.input_sha256,
+        summary=summary(plan, rows, matches),
+        scenarios=tuple(scenario.section(plan, i, r, swept.get(i)) for i, r in enumerate(rows)),
+        tutorials=tutorials,
+        procurement=procurement(plan, rows),
+        assumptions=assumptions(plan, rows),
+        formulas=formulas(),
+        pitfalls=pitfalls(rows),
+    )

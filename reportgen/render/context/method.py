@@ -1,0 +1,92 @@
+"""The method appendix: every registry quantity with its formula, grouped by module, and the
+tutorial's pitfalls with evidence from this plan."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from reportgen.quantities import REGISTRY
+from reportgen.render.context.common import Row, bottleneck_label, fmt, is_counted, quote
+from reportgen.render.context.models import Formula, FormulaGroup, Pitfall
+
+_SECTION_TITLES: dict[str, str] = {
+    "inputs": "Inputs as the plan uses them",
+    "memory": "Memory",
+    "timing": "Time on the roofline",
+    "batch": "The operating batch",
+    "latency": "Latency and throughput of one instance",
+    "breakdown": "Memory and time at the operating batch",
+    "fleet": "Fleet size and cost",
+    "band": "Error band",
+    "notes": "Notes",
+}
+
+# (title, what the plan does instead); the evidence comes from the plan's costliest scenario.
+_PITFALLS: tuple[tuple[str, str], ...] = (
+    (
+        "A theoretical number is not a promise",
+        "The compute ceiling F·MFU/2P is an upper bound for a kitchen that never waits. "
+        "The plan discounts both ceilings (compute and memory bandwidth) by efficiencies "
+        "listed in the assumptions register with whether they are calibrated, and carries "
+        "their spread into the GPU range.",
+    ),
+    (
+        "KV cache from the input length only",
+        "A sequence's KV cache grows to prompt + output while it runs, so memory is "
+        "reserved for the maximum prompt plus the maximum output.",
+    ),
+    (
+        "QPS is not concurrency",
+        "Concurrency = request rate × response time (Little's Law); with responses "
+        "lasting seconds, requests in flight far exceed requests per second.",
+    ),
+    (
+        "The largest batch is not the best batch",
+        "Throughput flattens while latency keeps rising; the plan takes the largest batch "
+        "that meets the latency targets, memory and the scheduler cap, and says which one "
+        "binds.",
+    ),
+    (
+        "Copying someone else's optimisations",
+        "Benchmarks from other workloads, hardware and engine versions do not transfer. "
+        "The plan is an estimate to be calibrated with your own load test; every "
+        "efficiency it uses is listed with its source and whether it was calibrated.",
+    ),
+)
+
+
+def formulas() -> tuple[FormulaGroup, ...]:
+    """The registry's quantities in registry order, one group per module."""
+    groups: dict[str, list[Formula]] = {}
+    for q in REGISTRY.values():
+        groups.setdefault(q.section, []).append(Formula(q.name, q.unit, q.doc, "=" + q.excel))
+    return tuple(
+        FormulaGroup(_SECTION_TITLES.get(section, section), tuple(items))
+        for section, items in groups.items()
+    )
+
+
+def _evidence(top: Row) -> tuple[str, ...]:
+    """One sentence per pitfall from the costliest scenario (the last pitfall has none)."""
+    name = quote(str(top["scenario"]))
+    return (
+        f"In {name}, the ceiling would be {fmt(top, 'compute_ceiling_tokens_per_s_per_gpu')}; "
+        f"the plan counts on {fmt(top, 'output_tokens_per_s_per_gpu')}.",
+        f"{name} reserves {fmt(top, 'reserved_tokens_per_seq')} per sequence.",
+        f"{name}: {fmt(top, 'peak_qps')} × {fmt(top, 'response_time_s')} = "
+        f"{fmt(top, 'concurrency')} requests in flight.",
+        f"{name}: B* = {fmt(top, 'batch')}, set by {bottleneck_label(top)}.",
+        "",
+    )
+
+
+def pitfalls(rows: Sequence[Row]) -> tuple[Pitfall, ...]:
+    """The tutorial's misconceptions, with evidence when the plan has a scenario to cite."""
+    counted = [r for r in rows if is_counted(r)]
+    if counted:
+        evidence = _evidence(max(counted, key=lambda r: float(r["monthly_cost"])))
+    else:
+        evidence = ("",) * len(_PITFALLS)
+    return tuple(
+        Pitfall(title, text, ev) for (title, text), ev in zip(_PITFALLS, evidence, strict=True)
+    )

@@ -1,0 +1,265 @@
+"""The report's view models: frozen dataclasses the templates read, one per block of a page.
+
+Numbers stay numbers (:class:`Num`: a value and its unit) until a template formats them with the
+``num``/``qty`` filters, which call :func:`reportgen.formats.format_value`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+# --- small value types ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Num:
+    """A value and the unit that decides how it is shown (see formats.FORMATS)."""
+
+    value: float | str | None
+    unit: str
+
+
+@dataclass(frozen=True)
+class Item:
+    """A labelled value in a two-column list."""
+
+    label: str
+    value: Num
+
+
+@dataclass(frozen=True)
+class LegendEntry:
+    """One key of a chart's legend, drawn in HTML: a swatch (box, line, dash, dot, marker or
+    shade) in a colour, and its label."""
+
+    label: str
+    colour: str
+    style: str
+
+
+@dataclass(frozen=True)
+class Headline:
+    """A big number with an optional range under it."""
+
+    label: str
+    value: Num
+    low: Num | None = None
+    high: Num | None = None
+
+
+# --- executive summary ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SummaryRow:
+    """One scenario in the executive summary's table."""
+
+    number: str
+    anchor: str
+    name: str
+    model: str
+    gpu: str
+    gpus: Num
+    monthly_cost: Num
+    cost_per_million: Num
+    bottleneck: str
+    bottleneck_label: str
+    counted: bool
+    status: str
+
+
+@dataclass(frozen=True)
+class Summary:
+    """The one-page executive summary."""
+
+    headlines: tuple[Headline, ...]
+    band_sentence: str
+    calibration_sentence: str
+    rows: tuple[SummaryRow, ...]
+    total_gpus: Num
+    total_monthly_cost: Num
+    findings: tuple[str, ...]
+
+
+# --- per scenario --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ChainStep:
+    """One line of the Little's Law chain: an operator, a value and what it is."""
+
+    op: str
+    value: Num
+    label: str
+    bare: bool = False  # show the number without its unit suffix (the operator says it)
+
+
+@dataclass(frozen=True)
+class Limit:
+    """One candidate for the operating batch."""
+
+    label: str
+    value: Num
+    binding: bool
+
+
+@dataclass(frozen=True)
+class ScenarioSection:
+    """Everything one scenario's section shows."""
+
+    anchor: str
+    number: int
+    name: str
+    subtitle: str
+    counted: bool
+    status: str
+    headlines: tuple[Headline, ...]
+    inputs: tuple[Item, ...]
+    memory_chart: str
+    memory_legend: tuple[LegendEntry, ...]
+    memory_caption: str
+    batch_chart: str | None
+    batch_legend: tuple[LegendEntry, ...]
+    batch_caption: str
+    timing: tuple[Item, ...]
+    chain: tuple[ChainStep, ...]
+    chain_caption: str
+    bottleneck: str
+    bottleneck_label: str
+    bottleneck_sentence: str
+    regime_sentence: str
+    limits: tuple[Limit, ...]
+    relief: tuple[str, ...]
+    notes: str
+
+
+# --- tutorial comparison -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CompareRow:
+    """One line of the tutorial-versus-reportgen table."""
+
+    label: str
+    tutorial: Num
+    reportgen: Num
+
+
+@dataclass(frozen=True)
+class TutorialComparison:
+    """A tutorial-method row beside the matching roofline row (if the input has one)."""
+
+    anchor: str
+    name: str
+    match_name: str
+    intro: str
+    rows: tuple[CompareRow, ...]
+    reasons: tuple[str, ...]
+    gain_chart: str | None
+    gain_legend: tuple[LegendEntry, ...]
+    gain_caption: str
+
+
+# --- procurement, assumptions, method ------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class BomRow:
+    """One GPU type of the bill of materials."""
+
+    gpu: str
+    price: Num
+    gpus: Num
+    gpus_low: Num
+    gpus_high: Num
+    nodes: Num
+    power_kw: Num
+    monthly_cost: Num
+    annual_cost: Num
+    scenarios: str
+
+
+@dataclass(frozen=True)
+class PriceRow:
+    """Where a GPU price comes from."""
+
+    gpu: str
+    price: Num
+    source: str
+    date: str
+
+
+@dataclass(frozen=True)
+class Procurement:
+    """The procurement hand-off page."""
+
+    rows: tuple[BomRow, ...]
+    total: BomRow
+    prices: tuple[PriceRow, ...]
+    nodes_note: str
+
+
+@dataclass(frozen=True)
+class Table:
+    """A generic table: header cells and rows of values."""
+
+    slug: str  # names the table's column widths in report.css
+    title: str
+    note: str
+    header: tuple[str, ...]
+    rows: tuple[tuple[Num, ...], ...]
+    suffix: bool = True  # numbers carry their unit suffix (False when a Unit column says it)
+
+    @property
+    def numeric(self) -> tuple[bool, ...]:
+        """Per column: every cell a number (right-aligned, kept on one line)."""
+        if not self.rows:
+            return tuple(False for _ in self.header)
+        return tuple(
+            all(row[i].unit != "text" for row in self.rows) for i in range(len(self.header))
+        )
+
+
+@dataclass(frozen=True)
+class Formula:
+    """One quantity of the registry as the method appendix prints it."""
+
+    name: str
+    unit: str
+    doc: str
+    excel: str
+
+
+@dataclass(frozen=True)
+class FormulaGroup:
+    """The quantities of one registry module."""
+
+    title: str
+    formulas: tuple[Formula, ...]
+
+
+@dataclass(frozen=True)
+class Pitfall:
+    """One of the tutorial's misconceptions and how this plan avoids it."""
+
+    title: str
+    text: str
+    evidence: str
+
+
+@dataclass(frozen=True)
+class Report:
+    """The whole report."""
+
+    title: str
+    date: str
+    version: str
+    input_name: str
+    input_sha256: str
+    summary: Summary
+    scenarios: tuple[ScenarioSection, ...]
+    tutorials: tuple[TutorialComparison, ...]
+    procurement: Procurement
+    assumptions: tuple[Table, ...]
+    formulas: tuple[FormulaGroup, ...]
+    pitfalls: tuple[Pitfall, ...]

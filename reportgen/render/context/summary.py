@@ -1,0 +1,235 @@
+"""The executive summary: headline totals, where the range comes from, the scenario table kept
+to one page, and three or four findings in sentences."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from reportgen.plan import Plan
+from reportgen.render.context.bottleneck import size_sentence
+from reportgen.render.context.common import (
+    Row,
+    blank,
+    bottleneck_label,
+    cell,
+    fmt,
+    fmt_value,
+    is_counted,
+    is_tutorial,
+    listing,
+    num,
+    plural,
+    quote,
+    status_text,
+    sum_of,
+)
+from reportgen.render.context.models import Headline, Num, Summary, SummaryRow
+
+SUMMARY_ROWS = 10  # rows of the executive summary's table that still fit its one page
+_INFEASIBLE = ("weights_do_not_fit", "slo_unreachable")
+
+
+# --- findings ------------------------------------------------------------------------------------
+
+
+def _biggest_cost(counted: Sequence[Row]) -> list[str]:
+    if not counted:
+        return []
+    out: list[str] = []
+    total = sum_of(counted, "monthly_cost")
+    top = max(counted, key=lambda r: float(r["monthly_cost"]))
+    if len(counted) > 1 and total > 0:
+        share = fmt_value(float(top["monthly_cost"]) / total, "fraction")
+        out.append(
+            f"The biggest cost is {quote(str(top['scenario']))}: {fmt(top, 'gpus')} "
+            f"{top['gpu']} GPUs, {fmt(top, 'monthly_cost')} a month, {share} of the plan."
+        )
+    out.append(size_sentence(top))
+    return out
+
+
+def _no_fit_reason(row: Row) -> str:
+    if str(row["bottleneck"]) == "weights_do_not_fit":
+        return (
+            f"{fmt(row, 'weights_gib')} of weights leave no room for one sequence on "
+            f"{fmt(row, 'tp', with_unit=False)}×{row['gpu']} ({fmt(row, 'gpu_memory_gib')} each)"
+        )
+    return (
+        f"even one sequence misses the latency target (TPOT {fmt(row, 'tpot_ms')}, "
+        f"TTFT {fmt(row, 'ttft_ms')} at batch 1)"
+    )
+
+
+def _no_fit(rows: Sequence[Row]) -> list[str]:
+    no_fit = [r for r in rows if not is_tutorial(r) and str(r["bottleneck"]) in _INFEASIBLE]
+    if not no_fit:
+        return []
+    parts = listing([f"{quote(str(r['scenario']))}: {_no_fit_reason(r)}" for r in no_fit])
+    verb = "does" if len(no_fit) == 1 else "do"
+    return [
+        f"{plural(len(no_fit), 'scenario')} {verb} not fit and "
+        f"{'is' if len(no_fit) == 1 else 'are'} left out of the totals — {parts}."
+    ]
+
+
+def _no_target(counted: Sequence[Row]) -> list[str]:
+    no_target = [
+        r for r in counted if blank(r["raw_tpot_slo_ms"]) and blank(r["raw_ttft_slo_ms"])
+    ]
+    if not no_target:
+        return []
+    names = listing(
+        [f"{quote(str(r['scenario']))} ({fmt(r, 'tpot_ms')} per token)" for r in no_target]
+    )
+    return [
+        f"{plural(len(no_target), 'scenario')} set no latency target, so "
+        f"{'it runs' if len(no_target) == 1 else 'they run'} as full as memory or the "
+        f"batch cap allows and users get whatever latency that gives: {names}. Add "
+        "tpot_slo_ms to plan for a latency."
+    ]
+
+
+def _tutorial_findings(rows: Sequence[Row], matches: Mapping[int, int]) -> list[str]:
+    out: list[str] = []
+    for t_index, r_index in matches.items():
+        t, r = rows[t_index], rows[r_index]
+        out.append(
+            f"The tutorial's own arithmetic for {quote(str(t['scenario']))} gives "
+            f"{fmt(t, 'gpus')} GPUs at tensor parallelism 1, where its weights cannot even be "
+            f"loaded; the roofline plan {quote(str(r['scenario']))} needs {fmt(r, 'gpus')} "
+            "(see the tutorial comparison)."
+        )
+    return out
+
+
+def findings(rows: Sequence[Row], matches: Mapping[int, int]) -> tuple[str, ...]:
+    """At most four sentences, most important first."""
+    counted = [r for r in rows if is_counted(r)]
+    out = [
+        *_biggest_cost(counted),
+        *_no_fit(rows),
+        *_no_target(counted),
+        *_tutorial_findings(rows, matches),
+    ]
+    return tuple(out[:4])
+
+
+# --- headlines and the range ---------------------------------------------------------------------
+
+
+def _headlines(counted: Sequence[Row]) -> tuple[Headline, ...]:
+    def total(name: str, unit: str) -> Num:
+        return Num(sum_of(counted, name), unit)
+
+    return (
+        Headline("GPUs", total("gpus", "GPUs"), total("gpus_low", "GPUs"),
+                 total("gpus_high", "GPUs")),
+        Headline("Nodes (servers)", total("nodes", "nodes")),
+        Headline("Monthly cost", total("monthly_cost", "USD/month"),
+                 total("monthly_cost_low", "USD/month"), total("monthly_cost_high", "USD/month")),
+        Headline("Annual cost", total("annual_cost", "USD/year")),
+    )
+
+
+def _band_sentence(plan: Plan, counted: Sequence[Row]) -> str:
+    if not counted:
+        return "No scenario fits as specified, so the plan has nothing to buy."
+    keys = list(dict.fromkeys(str(r["efficiency_key"]) for r in counted))
+    eff = plan.tables.efficiency
+    spreads = "; ".join(
+        f"{fmt_value(float(cell(eff, k, 'throughput_ratio_p10')), '×', with_unit=False)}–"
+        f"{fmt_value(float(cell(eff, k, 'throughput_ratio_p90')), '×', with_unit=False)} for {k}"
+        for k in keys
+    )
+    return (
+        "The range comes from the calibration: on the public load tests the efficiencies "
+        "were fitted to, measured ÷ predicted throughput lay between its 10th and 90th "
+        f"percentiles ({spreads}); a fleet sized for those throughputs needs the low and "
+        "high GPU counts above."
+    )
+
+
+def _calibration_sentence(plan: Plan, counted: Sequence[Row]) -> str:
+    eff = plan.tables.efficiency
+    uncal = [r for r in counted if str(eff.loc[str(r["efficiency_key"]), "calibrated"]) != "yes"]
+    if not uncal:
+        return "Every planned scenario uses calibrated efficiencies."
+    if len(uncal) == len(counted):
+        return (
+            f"All {plural(len(counted), 'planned scenario')} use uncalibrated efficiencies "
+            "(engineering priors), so the band is a prior, not a measurement: load-test "
+            "before committing."
+        )
+    names = ", ".join(quote(str(r["scenario"])) for r in uncal)
+    return (
+        f"Uncalibrated efficiencies (engineering priors) for {names}: their band is a "
+        "prior, not a measurement; load-test them before committing."
+    )
+
+
+# --- the scenario table --------------------------------------------------------------------------
+
+
+def _summary_row(i: int, r: Row) -> SummaryRow:
+    return SummaryRow(
+        number=str(i + 1),
+        anchor=f"scenario-{i + 1}",
+        name=str(r["scenario"]),
+        model=str(r["model"]),
+        gpu=str(r["gpu"]),
+        gpus=num(r, "gpus"),
+        monthly_cost=num(r, "monthly_cost"),
+        cost_per_million=num(r, "cost_per_million_output_tokens"),
+        bottleneck=str(r["bottleneck"]),
+        bottleneck_label=bottleneck_label(r),
+        counted=is_counted(r),
+        status=status_text(r),
+    )
+
+
+def _rest_row(rest: Sequence[Row]) -> SummaryRow:
+    """One line for the scenarios that do not fit on the page."""
+    rest_counted = [r for r in rest if is_counted(r)]
+    return SummaryRow(
+        number="",
+        anchor="",
+        name=f"{len(rest)} more scenarios",
+        model="",
+        gpu="",
+        gpus=Num(sum_of(rest_counted, "gpus"), "GPUs"),
+        monthly_cost=Num(sum_of(rest_counted, "monthly_cost"), "USD/month"),
+        cost_per_million=Num(None, "text"),
+        bottleneck="",
+        bottleneck_label="see their sections",
+        counted=True,
+        status=f"{len(rest_counted)} of them in the plan's totals",
+    )
+
+
+def _table(rows: Sequence[Row]) -> tuple[SummaryRow, ...]:
+    table = [_summary_row(i, r) for i, r in enumerate(rows)]
+    if len(table) <= SUMMARY_ROWS:
+        return tuple(table)
+    # Keep the summary to one page: the costliest rows in input order, the rest in one line.
+    order = sorted(
+        range(len(rows)),
+        key=lambda i: (not is_counted(rows[i]), -float(rows[i]["monthly_cost"])),
+    )
+    keep = set(order[: SUMMARY_ROWS - 1])
+    rest = [r for i, r in enumerate(rows) if i not in keep]
+    return (*(row for i, row in enumerate(table) if i in keep), _rest_row(rest))
+
+
+def summary(plan: Plan, rows: Sequence[Row], matches: Mapping[int, int]) -> Summary:
+    """The one-page executive summary."""
+    counted = [r for r in rows if is_counted(r)]
+    headlines = _headlines(counted)
+    return Summary(
+        headlines=headlines,
+        band_sentence=_band_sentence(plan, counted),
+        calibration_sentence=_calibration_sentence(plan, counted),
+        rows=_table(rows),
+        total_gpus=headlines[0].value,
+        total_monthly_cost=headlines[2].value,
+        findings=findings(rows, matches),
+    )
