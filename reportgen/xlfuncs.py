@@ -22,7 +22,7 @@ PORTABLE_FUNCTIONS = frozenset(
         "IF", "AND", "OR", "NOT", "ISBLANK", "ISNUMBER", "IFERROR",
         "INDEX", "MATCH",
         "MIN", "MAX", "SUM", "SUMPRODUCT", "COUNT", "COUNTIF", "COUNTA",
-        "ROUND", "ROUNDUP", "ROUNDDOWN", "INT", "MOD", "ABS", "SQRT", "POWER", "TRIM",
+        "ROUND", "ROUNDUP", "ROUNDDOWN", "INT", "MOD", "ABS", "SQRT", "POWER", "TRIM", "ROW",
     }
 )
 

@@ -71,6 +71,16 @@ def check_defined_name(name: str) -> None:
         raise ValueError(f"{name!r} cannot be a workbook defined name")
 
 
+def exact_position(key: str, keys: str) -> str:
+    """Position of ``key`` in the one-column range ``keys`` (1-based), by plain comparison.
+
+    MATCH(…,0) treats * ? ~ in the key as wildcards, so a scenario or model named "chat*" could
+    find another row; "=" does not (it ignores case, and names are unique ignoring case).
+    """
+    first = keys.split(":", 1)[0]
+    return f"SUMPRODUCT(({keys}={key})*(ROW({keys})-ROW({first})+1))"
+
+
 @dataclass(frozen=True)
 class Layout:
     """Column letters and row span of every sheet that formulas read."""
@@ -104,7 +114,7 @@ class Layout:
         last = FIRST_ROW + self.table_rows[prefix] - 1
         values = column_range(sheet, self.table_cols[prefix][field], FIRST_ROW, last)
         keys = column_range(sheet, "A", FIRST_ROW, last)
-        return f"INDEX({values},MATCH({key},{keys},0))"
+        return f"INDEX({values},{exact_position(key, keys)})"
 
     def plan_resolver(self, row: int) -> Resolver:
         """References for a formula on Plan row ``row``."""
@@ -136,7 +146,7 @@ class Layout:
 
         def in_plan(name: str) -> str:
             keys = self.plan_range("scenario")
-            return f"INDEX({self.plan_range(name)},MATCH({selected},{keys},0))"
+            return f"INDEX({self.plan_range(name)},{exact_position(selected, keys)})"
 
         def key(prefix: str) -> str:
             if prefix == "eff":
@@ -150,7 +160,7 @@ class Layout:
             if kind == "raw":
                 keys = self.scenarios_range("scenario")
                 values = self.scenarios_range(name[len(RAW_PREFIX):])
-                return f"INDEX({values},MATCH({selected},{keys},0))"
+                return f"INDEX({values},{exact_position(selected, keys)})"
             if kind == "lookup":
                 prefix, field = name.split("__", 1)
                 return self.lookup(prefix, field, key(prefix))

@@ -23,9 +23,11 @@ import pytest
 
 from reportgen.engine import RESULT_COLUMNS, Tables, estimate
 from reportgen.plan import Plan
+from reportgen.render.workbook import write_workbook
 from reportgen.units import CONSTANTS
 from tests.helpers import (
     Values,
+    build_plan,
     patch_number_cell,
     recalc_with_formulas,
     recalc_with_libreoffice,
@@ -347,3 +349,20 @@ def test_stale_cache_is_recomputed_only_when_libreoffice_is_told_to(
 
     kept = recalc_with_libreoffice(stale, tmp_path)
     assert kept["Plan"][gpus] == parity_plan.results["gpus"].iloc[0]
+
+
+def test_names_with_wildcard_characters_find_their_own_row(tmp_path: Path, where: Where) -> None:
+    """A scenario named "chat*" selects its own row, not "chat-long" (MATCH would treat * as a
+    wildcard; the workbook's lookups compare names exactly)."""
+    plan = build_plan([
+        {"scenario": "chat-long", "model": "llama-3.1-8b", "gpu": "L40S", "peak_qps": 3,
+         "avg_prompt_tokens": 4000, "avg_output_tokens": 500},
+        {"scenario": "chat*", "model": "llama-3.1-8b", "gpu": "H100", "peak_qps": 5,
+         "avg_prompt_tokens": 300, "avg_output_tokens": 100, "tpot_slo_ms": 20},
+    ])
+    path = tmp_path / "wild.xlsx"
+    write_workbook(plan, path)
+    values = recalc_with_formulas(path, {"Batch curve!B2": "chat*"})
+    tally = Tally()
+    check_curve(tally, values, plan, where, "chat*")
+    tally.assert_ok()
