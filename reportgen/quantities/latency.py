@@ -76,11 +76,13 @@ def decode_regime(
     return np.where(compute >= memory, "compute", "bandwidth").astype(object)
 
 
-@quantity("ms", "{decode_step_ms}+{batch}*{prefill_ms}/{avg_output_tokens}")
-def tpot_ms(decode_step_ms: Array, batch: Array, prefill_ms: Array, avg_output_tokens: Array) -> Array:
+@quantity("ms", "{decode_step_ms}+{batch}*{prefill_in_batch_ms}/{avg_output_tokens}")
+def tpot_ms(
+    decode_step_ms: Array, batch: Array, prefill_in_batch_ms: Array, avg_output_tokens: Array
+) -> Array:
     """Time per output token as users see it: a decode step plus the prefills of newly admitted
     requests spread over it (B prefills per avg_output_tokens steps)."""
-    return decode_step_ms + batch * prefill_ms / avg_output_tokens
+    return decode_step_ms + batch * prefill_in_batch_ms / avg_output_tokens
 
 
 @quantity("ms", "{prefill_ms}+{decode_step_ms}")
@@ -101,12 +103,12 @@ def instance_rps(batch: Array, avg_output_tokens: Array, tpot_ms: Array) -> Arra
     return batch / (avg_output_tokens * tpot_ms / 1000)
 
 
-@quantity("fraction", "{batch}*{prefill_ms}/({avg_output_tokens}*{tpot_ms})")
+@quantity("fraction", "{batch}*{prefill_in_batch_ms}/({avg_output_tokens}*{tpot_ms})")
 def prefill_time_share(
-    batch: Array, prefill_ms: Array, avg_output_tokens: Array, tpot_ms: Array
+    batch: Array, prefill_in_batch_ms: Array, avg_output_tokens: Array, tpot_ms: Array
 ) -> Array:
     """Share of an instance's time spent in prefill."""
-    return batch * prefill_ms / (avg_output_tokens * tpot_ms)
+    return batch * prefill_in_batch_ms / (avg_output_tokens * tpot_ms)
 
 
 @quantity("tokens/s/GPU", "{instance_rps}*{avg_output_tokens}/{tp}")
