@@ -89,4 +89,5 @@ def concat_text(*parts: Array | str) -> Array:
 def choose(conditions: Sequence[Array], labels: Sequence[str], default: str) -> Array:
     """Nested IF(c1,"l1",IF(c2,"l2",...,default)): the label of the first condition that holds."""
     index = np.select(list(conditions), list(range(len(labels))), default=len(labels))
-    return np.array([*labels, default], dtype=object)[index]
+    table: Array = np.array([*labels, default], dtype=object)
+    return table[index]  # type: ignore[no-any-return]

@@ -1,4 +1,4 @@
-"""Memory: weights, KV cache per token and per sequence, tensor parallelism, the KV budget, B_mem."""
+"""Memory: weights, KV cache per token and per sequence, tensor parallelism, KV budget, B_mem."""
 
 from __future__ import annotations
 
