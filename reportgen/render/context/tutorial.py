@@ -115,12 +115,21 @@ _DIMENSIONS_REASON = (
 
 
 def _decode_reason(t: Row, r: Row | None) -> str:
+    if r is not None and fits(r) and r["decode_regime"] == "compute":
+        return (
+            f"Decode is compute-bound only at large batches: at {fmt(r, 'batch')} sequences it "
+            "is, as the tutorial assumes, yet its 2P-FLOPs ceiling of "
+            f"{fmt(t, 'compute_ceiling_tokens_per_s_per_gpu')} is not reached, because the same "
+            f"GPUs run every request's prefill ({fmt(r, 'prefill_time_share')} of their time) "
+            "and attention over the KV cache; the roofline gives "
+            f"{fmt(r, 'output_tokens_per_s_per_gpu')}."
+        )
     if r is not None and fits(r):
         return (
-            f"Decode is {r['decode_regime']}-bound: at {fmt(r, 'batch')} sequences each decode "
-            f"step reads {fmt(r, 'weights_read_gib_per_step')} of weights plus the KV cache, so "
-            f"the 2P-FLOPs ceiling of {fmt(t, 'compute_ceiling_tokens_per_s_per_gpu')} per GPU "
-            f"is not what limits it; the roofline gives {fmt(r, 'output_tokens_per_s_per_gpu')}."
+            f"Decode is bandwidth-bound: at {fmt(r, 'batch')} sequences each decode step reads "
+            f"{fmt(r, 'weights_read_gib_per_step')} of weights plus the KV cache, so the "
+            f"2P-FLOPs ceiling of {fmt(t, 'compute_ceiling_tokens_per_s_per_gpu')} is not what "
+            f"limits it; the roofline gives {fmt(r, 'output_tokens_per_s_per_gpu')}."
         )
     return (
         "Decode is bandwidth-bound at small and medium batches: every step reads all "
