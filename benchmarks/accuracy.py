@@ -11,7 +11,8 @@
 Prints, per measurement and in aggregate, predicted vs measured (offline output tokens/s per GPU;
 batch-1 first-token latency and single-stream decode speed), the ratio, MdAPE and the share
 within ±25 %, grouped by GPU, precision, model size and shape; the targets; the plain roofline's
-figure on the same rows; the physics ablations. The reusable code is reportgen/calibration.py.
+figure on the same rows; the physics ablations. The reusable code is the package
+reportgen/calibration/.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ sys.path.insert(0, str(ROOT))
 
 from reportgen import calibration as cal  # noqa: E402
 from reportgen.efficiency import EFFICIENCY_FILE, load_efficiency  # noqa: E402
+from reportgen.units import CONSTANTS  # noqa: E402
 
 pd.set_option("display.width", 200)
 pd.set_option("display.max_rows", 2000)
@@ -128,7 +130,7 @@ def kind_mdapes(rows: pd.DataFrame) -> dict[str, float]:
 def plain_roofline(bench: cal.Bench, table: pd.DataFrame) -> None:
     section("plain roofline (every efficiency 1.0, no step overhead) on the same rows")
     plain = bench.with_efficiency(cal.plain_roofline(table))
-    rows = cal.scored_rows(plain, cal.predict(plain, cal.BENCH_CONSTANTS))
+    rows = cal.scored_rows(plain, cal.predict(plain))
     for kind in cal.KINDS:
         s = cal.kind_score(rows, kind)
         if s.n:
@@ -138,7 +140,7 @@ def plain_roofline(bench: cal.Bench, table: pd.DataFrame) -> None:
 def ablations(bench: cal.Bench, mask: np.ndarray, table: pd.DataFrame, refit: bool) -> None:
     section("physics ablations: MdAPE % with the shipped efficiencies"
             + (" | after refitting the group efficiencies" if refit else ""))
-    base = cal.scored_rows(bench, cal.predict(bench, cal.BENCH_CONSTANTS))
+    base = cal.scored_rows(bench, cal.predict(bench))
     reference = kind_mdapes(base)
     header = f"{'ablation':<38}{'offline':>9}{'Δ':>7}{'TTFT':>8}{'Δ':>7}{'decode':>8}{'Δ':>7}"
     header += f"{'static':>8}{'Δ':>7}"
@@ -160,7 +162,7 @@ def ablations(bench: cal.Bench, mask: np.ndarray, table: pd.DataFrame, refit: bo
     print(line("(shipped model)", reference, reference if refit else None))
     overhead = float(table[cal.SHARED_PARAMETER].iloc[0])
     for ablation in cal.ABLATIONS:
-        changed, constants = cal.ablation_inputs(ablation, bench, cal.BENCH_CONSTANTS)
+        changed, constants = cal.ablation_inputs(ablation, bench)
         rows = cal.scored_rows(changed, cal.predict(changed, constants, ablation.pin))
         refit_figures = None
         if refit:
@@ -178,7 +180,7 @@ def cross_validation(bench: cal.Bench, fitted: cal.Fit, mask: np.ndarray) -> Non
     section("cross-validation (out-of-fold predictions; shared step overhead kept)")
     measured = bench.measurements["measured"].to_numpy(dtype=float)
     kind = bench.measurements["kind"].to_numpy()
-    in_sample = cal.predict(bench.with_efficiency(fitted.table), cal.BENCH_CONSTANTS)
+    in_sample = cal.predict(bench.with_efficiency(fitted.table))
 
     def report(label: str, predicted: np.ndarray, rows: np.ndarray) -> None:
         for k in cal.KINDS:
@@ -191,7 +193,7 @@ def cross_validation(bench: cal.Bench, fitted: cal.Fit, mask: np.ndarray) -> Non
                       f"p10/p90 {out.p10_ratio:.2f}/{out.p90_ratio:.2f}")
 
     folds = cal.architecture_folds(bench)
-    predicted = cal.cross_validate(bench, fitted, mask, folds, cal.BENCH_CONSTANTS)
+    predicted = cal.cross_validate(bench, fitted, mask, folds)
     print("leave one model architecture out "
           f"({len(set(folds))} folds: {', '.join(sorted(set(folds)))})")
     report("all architectures", predicted, np.ones(len(folds), dtype=bool))
@@ -208,21 +210,20 @@ def cross_validation(bench: cal.Bench, fitted: cal.Fit, mask: np.ndarray) -> Non
     gpu_folds = np.where(np.isin(keys, list(shared)), gpu, "").astype(object)
     if shared:
         print(f"leave one GPU out (families with more than one GPU: {', '.join(sorted(shared))})")
-        predicted = cal.cross_validate(bench, fitted, mask, gpu_folds, cal.BENCH_CONSTANTS)
+        predicted = cal.cross_validate(bench, fitted, mask, gpu_folds)
         for label in sorted({g for g in gpu_folds if g}):
             report(f"held out {label}", predicted, gpu_folds == label)
     offline_only = mask & (kind == "offline_throughput")
-    refit = cal.fit_groups(bench, fitted.table, offline_only, fitted.step_overhead_ms,
-                           cal.BENCH_CONSTANTS)
-    predicted = cal.predict(bench.with_efficiency(refit.table), cal.BENCH_CONSTANTS)
+    refit = cal.fit_groups(bench, fitted.table, offline_only, fitted.step_overhead_ms)
+    predicted = cal.predict(bench.with_efficiency(refit.table))
     print("other sources: fit on offline throughput only, predict the rest")
     report("offline-only fit", predicted, kind != "offline_throughput")
 
 
 def write(bench: cal.Bench, mask: np.ndarray, prior: pd.DataFrame, cv: bool) -> pd.DataFrame:
     section("fit (this takes about a minute)")
-    fitted = cal.fit(bench, cal.start_table(prior), mask, cal.BENCH_CONSTANTS)
-    table = cal.efficiency_table(bench, fitted, mask, prior, cal.BENCH_CONSTANTS)
+    fitted = cal.fit(bench, cal.start_table(prior), mask)
+    table = cal.efficiency_table(bench, fitted, mask, prior)
     print(f"shared step_overhead_ms = {fitted.step_overhead_ms:.3f}; pooled loss "
           f"{fitted.loss:.4f}; batch-1 loss {fitted.batch1_loss:.4f}")
     columns = ["mfu_prefill", "mfu_decode", "mbu", "step_overhead_ms", "throughput_ratio_p10",
@@ -258,11 +259,12 @@ def main() -> int:
     mask = cal.fit_rows(measurements)
     print(f"measurements: {args.data.name}, {len(measurements)} rows: "
           + ", ".join(f"{k} {n}" for k, n in measurements["kind"].value_counts().items()))
-    print(f"scenario constants: {cal.BENCH_CONSTANTS}; TensorRT-LLM rows: engine tensorrt-llm, "
-          f"max_batch {cal.TRTLLM_BENCH_MAX_BATCH}")
+    reserve = CONSTANTS["ACTIVATION_RESERVE_GIB"]
+    print(f"scenario constants: shipped (ACTIVATION_RESERVE_GIB {reserve.value:g} {reserve.unit}); "
+          f"TensorRT-LLM rows: engine tensorrt-llm, max_batch {cal.TRTLLM_BENCH_MAX_BATCH}")
     table = write(bench, mask, prior, cv=True) if args.write else prior
     bench = bench.with_efficiency(table)
-    rows = cal.scored_rows(bench, cal.predict(bench, cal.BENCH_CONSTANTS))
+    rows = cal.scored_rows(bench, cal.predict(bench))
     if not args.quiet:
         per_row(rows)
     scores = aggregate(rows)

@@ -20,7 +20,7 @@ def bench() -> cal.Bench:
 
 @pytest.fixture(scope="module")
 def rows(bench: cal.Bench) -> pd.DataFrame:
-    return cal.scored_rows(bench, cal.predict(bench, cal.BENCH_CONSTANTS))
+    return cal.scored_rows(bench, cal.predict(bench))
 
 
 # --- the shipped calibration -------------------------------------------------------------------
@@ -78,7 +78,7 @@ def test_accuracy_meets_the_targets(rows: pd.DataFrame) -> None:
 def test_calibration_beats_the_plain_roofline(bench: cal.Bench, rows: pd.DataFrame) -> None:
     """Efficiencies 1.0 without overhead overestimate offline throughput by far more."""
     plain = bench.with_efficiency(cal.plain_roofline(bench.tables.efficiency))
-    plain_rows = cal.scored_rows(plain, cal.predict(plain, cal.BENCH_CONSTANTS))
+    plain_rows = cal.scored_rows(plain, cal.predict(plain))
     plain_mdape = cal.kind_score(plain_rows, "offline_throughput").mdape_pct
     assert plain_mdape > 3 * cal.kind_score(rows, "offline_throughput").mdape_pct
 
@@ -108,8 +108,7 @@ def _trt_offline(**changes: object) -> dict[str, object]:
 def test_tp8_gives_less_throughput_per_gpu_than_tp4_for_70b_on_h100() -> None:
     """TensorRT-LLM perf-overview v0.13, Llama-3.1-70B FP8 128/2048 on H100: TP4 9,377.87 tok/s
     (2,344 per GPU) vs TP8 15,168.97 tok/s (1,896 per GPU)."""
-    result = estimate_rows([_trt_offline(scenario="tp4", tp=4), _trt_offline(scenario="tp8", tp=8)],
-                           cal.BENCH_CONSTANTS)
+    result = estimate_rows([_trt_offline(scenario="tp4", tp=4), _trt_offline(scenario="tp8", tp=8)])
     per_gpu = result["output_tokens_per_s_per_gpu"].to_numpy()
     assert per_gpu[1] < per_gpu[0]
     assert per_gpu[1] / per_gpu[0] == pytest.approx(1896 / 2344, abs=0.1)

@@ -1,0 +1,102 @@
+"""Calibration of the default efficiencies against published measurements.
+
+The shipped measurements (``data/measurements_public.csv``) are the usable rows of the project's
+public reference table, normalised: one row per published figure with the configuration the
+engine needs (model, GPU, tensor parallelism, weight and KV precision, input and output length,
+batch) and the figure in one unit per kind:
+
+* ``offline_throughput``  TensorRT-LLM v0.13 ``trtllm-bench throughput`` (in-flight batching,
+  every request queued at once, no latency target): output tokens/s per GPU.
+* ``static_throughput``   TensorRT-LLM performance.md (v0.5/v0.6.1), static batching at a stated
+  batch size: output tokens/s per GPU. Never fitted: a check on another engine version.
+* ``ttft_batch1``         the same document's first-token latency at batch 1 with one output
+  token: ms, compared with the engine's ``prefill_ms``.
+* ``decode_batch1``       gpt-fast single-stream decode: tokens/s, compared with
+  ``1000 / decode_step_ms`` at batch 1.
+
+The package turns each row into a scenario and predicts the same figure with
+:func:`reportgen.engine.estimate` under the shipped constants (:mod:`.measurements`,
+:mod:`.scenarios`), scores the predictions (:mod:`.scoring`), fits the efficiency table per GPU
+family and compute precision and cross-validates the fit (:mod:`.fit`), derives the shipped
+table with its error band (:mod:`.table`) and runs the physics ablations (:mod:`.ablations`). It
+prints nothing: ``benchmarks/accuracy.py`` is the printing front end.
+"""
+
+from __future__ import annotations
+
+from reportgen.calibration.ablations import ABLATIONS, NVLINK_GPUS, Ablation, ablation_inputs
+from reportgen.calibration.fit import (
+    BATCH1_WEIGHT,
+    BOUNDS,
+    GROUP_PARAMETERS,
+    SHARED_PARAMETER,
+    START,
+    Fit,
+    GroupFit,
+    architecture_folds,
+    cross_validate,
+    fit,
+    fit_group,
+    fit_groups,
+    kind_weights,
+    log_loss,
+    nelder_mead,
+    start_table,
+)
+from reportgen.calibration.measurements import (
+    BATCH1_KINDS,
+    FIT_KINDS,
+    GPT_FAST_OUTPUT_TOKENS,
+    KINDS,
+    MEASUREMENT_COLUMNS,
+    MEASUREMENTS_FILE,
+    THROUGHPUT_KINDS,
+    TRTLLM_BENCH_MAX_BATCH,
+    UNITS,
+    WEIGHT_ONLY,
+    fit_rows,
+    load_measurements,
+    normalise_reference,
+    write_measurements,
+)
+from reportgen.calibration.scenarios import (
+    Bench,
+    BoolArray,
+    Constants,
+    FloatArray,
+    Pin,
+    build_bench,
+    efficiency_keys,
+    predict,
+)
+from reportgen.calibration.scoring import (
+    GROUP_TARGET_PCT,
+    TARGETS_PCT,
+    WITHIN_PCT,
+    Score,
+    ape_pct,
+    group_scores,
+    kind_score,
+    score,
+    scored_rows,
+    size_class,
+)
+from reportgen.calibration.table import (
+    UNCALIBRATED_BAND_WIDENING,
+    efficiency_table,
+    plain_roofline,
+    write_efficiency,
+)
+
+__all__ = [
+    "ABLATIONS", "BATCH1_KINDS", "BATCH1_WEIGHT", "BOUNDS", "FIT_KINDS", "GPT_FAST_OUTPUT_TOKENS",
+    "GROUP_PARAMETERS", "GROUP_TARGET_PCT", "KINDS", "MEASUREMENTS_FILE", "MEASUREMENT_COLUMNS",
+    "NVLINK_GPUS", "SHARED_PARAMETER", "START", "TARGETS_PCT", "THROUGHPUT_KINDS",
+    "TRTLLM_BENCH_MAX_BATCH", "UNCALIBRATED_BAND_WIDENING", "UNITS", "WEIGHT_ONLY", "WITHIN_PCT",
+    "Ablation", "Bench", "BoolArray", "Constants", "Fit", "FloatArray", "GroupFit", "Pin",
+    "Score", "ablation_inputs", "ape_pct", "architecture_folds", "build_bench",
+    "cross_validate", "efficiency_keys", "efficiency_table", "fit", "fit_group", "fit_groups",
+    "fit_rows", "group_scores", "kind_score", "kind_weights", "load_measurements", "log_loss",
+    "nelder_mead", "normalise_reference", "plain_roofline", "predict", "score", "scored_rows",
+    "size_class", "start_table", "write_efficiency", "write_measurements",
+]  # fmt: skip

@@ -1,0 +1,122 @@
+"""Physics ablations: one physical effect switched off or swapped at a time, to measure how much
+each moves the error against the measurements."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from reportgen.calibration.scenarios import Bench, Constants, FloatArray, Pin
+
+
+@dataclass(frozen=True)
+class Ablation:
+    """One physical effect switched off or swapped, to measure how much it moves the error."""
+
+    name: str
+    description: str
+    bench: Callable[[Bench], Bench] = lambda b: b
+    constants: Mapping[str, float | str] = dataclasses.field(default_factory=dict)
+    pin: Pin | None = None
+
+
+def _links(latency_us: float | None = None, gbps_factor: float = 1.0,
+           only: Sequence[str] = ()) -> Callable[[Bench], Bench]:
+    """A bench whose GPUs (``only`` these, if given) have another all-reduce latency and/or
+    link bandwidth."""
+
+    def apply(bench: Bench) -> Bench:
+        gpus = bench.tables.gpus.copy()
+        rows = gpus.index if not only else gpus.index.intersection(list(only))
+        if latency_us is not None:
+            gpus.loc[rows, "link_latency_us"] = latency_us
+        gpus.loc[rows, "link_gbps"] = gpus.loc[rows, "link_gbps"] * gbps_factor
+        return bench.with_gpus(gpus)
+
+    return apply
+
+
+def _no_attention(results: pd.DataFrame) -> dict[str, Any]:
+    zero = np.zeros(len(results))
+    return {"attention_flops_per_token_pair": zero, "decode_attention_s_per_seq": zero}
+
+
+def _single_roofline(results: pd.DataFrame) -> dict[str, Any]:
+    r = results
+    ctx = r["decode_context_tokens"]
+    compute = (2 * r["active_params_b"] * 1e9 + r["attention_flops_per_token_pair"] * ctx) / (
+        r["instance_flops_decode"])
+    reads = ctx * r["kv_bytes_per_token"] / r["instance_bandwidth"]
+    return {"decode_compute_s_per_seq": compute.to_numpy(dtype=float),
+            "decode_kv_read_s_per_seq": reads.to_numpy(dtype=float)}
+
+
+def _old_lone_prefill_ms(r: pd.DataFrame) -> FloatArray:
+    def col(name: str) -> FloatArray:
+        return r[name].to_numpy(dtype=np.float64)
+
+    roofline = np.maximum(col("prefill_flops") / col("instance_flops_prefill"),
+                          col("weights_read_s"))
+    comm = col("allreduce_fixed_s") + col("allreduce_s_per_token") * col("prefill_tokens")
+    return np.asarray(1000 * (roofline + comm), dtype=np.float64)
+
+
+def _prefill_pays_weight_read(results: pd.DataFrame) -> dict[str, Any]:
+    return {"prefill_in_batch_ms": _old_lone_prefill_ms(results)}
+
+
+def _lone_prefill_max(results: pd.DataFrame) -> dict[str, Any]:
+    return {"prefill_ms": _old_lone_prefill_ms(results)}
+
+
+def _moe_reads_all_experts(results: pd.DataFrame) -> dict[str, Any]:
+    return {"weights_read_gib_per_step": results["weights_gib"].to_numpy(dtype=float)}
+
+
+NVLINK_GPUS = ("H100-SXM", "H200-SXM", "GH200", "A100-SXM-80GB")
+ABLATIONS: tuple[Ablation, ...] = (
+    Ablation("all-reduce latency 0", "link_latency_us 0 instead of 25", _links(latency_us=0.0)),
+    Ablation("all-reduce latency 8 us", "the previous prior (NVLink)",
+             _links(latency_us=8.0, only=NVLINK_GPUS)),
+    Ablation("NVLink all-reduce at datasheet rate", "link_gbps × 2 on NVLink GPUs (450/300 GB/s)",
+             _links(gbps_factor=2.0, only=NVLINK_GPUS)),
+    Ablation("L40S all-reduce at PCIe datasheet rate", "L40S link_gbps 32 instead of 16",
+             _links(gbps_factor=2.0, only=("L40S",))),
+    Ablation("no tensor-parallel all-reduce", "latency 0, unlimited link bandwidth",
+             _links(latency_us=0.0, gbps_factor=1e9)),
+    Ablation("KV budget: vLLM definition", "engine = vllm for every row",
+             lambda b: b.with_engine("vllm")),
+    Ablation("KV budget: SGLang definition", "engine = sglang for every row",
+             lambda b: b.with_engine("sglang")),
+    Ablation("TRT-LLM free fraction 0.95", "TRTLLM_FREE_GPU_MEMORY_FRACTION 0.95 (0.90)",
+             constants={"TRTLLM_FREE_GPU_MEMORY_FRACTION": 0.95}),
+    Ablation("activation reserve 2 GiB (old default)",
+             "ACTIVATION_RESERVE_GIB 2 (the default before it was fitted) not the shipped 4",
+             constants={"ACTIVATION_RESERVE_GIB": 2.0}),
+    Ablation("activation reserve 6 GiB", "ACTIVATION_RESERVE_GIB 6 not the shipped 4",
+             constants={"ACTIVATION_RESERVE_GIB": 6.0}),
+    Ablation("no attention terms", "attention FLOPs and KV-cache reads set to 0",
+             pin=_no_attention),
+    Ablation("single roofline per step", "max(all FLOPs, all bytes), not GEMMs + attention",
+             pin=_single_roofline),
+    Ablation("prefill in batch pays weight read", "each prefill in the cycle costs "
+             "max(FLOPs, weight read) + all-reduce, as before", pin=_prefill_pays_weight_read),
+    Ablation("lone prefill: max of roofs", "first-token prefill = max(FLOPs, weight read) + "
+             "all-reduce, as before (no sum, no overhead)", pin=_lone_prefill_max),
+    Ablation("MoE reads all experts", "every decode step reads all expert weights",
+             pin=_moe_reads_all_experts),
+)
+
+
+def ablation_inputs(ablation: Ablation, bench: Bench, constants: Constants | None = None
+                    ) -> tuple[Bench, dict[str, float | str]]:
+    """The bench and constants an ablation runs with: ``constants`` (overrides of the shipped
+    constants, none by default) updated with the ablation's own."""
+    merged: dict[str, float | str] = dict(constants or {})
+    merged.update(ablation.constants)
+    return ablation.bench(bench), merged

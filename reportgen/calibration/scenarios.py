@@ -1,0 +1,166 @@
+"""Measurements as scenarios: one validated scenario per measurement, and the engine's figure
+for each in the measurement's unit."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+
+from reportgen.catalog import Catalogs, load_catalogs
+from reportgen.engine import Tables, estimate
+from reportgen.readers import RawTable
+from reportgen.validate import ValidatedInput, validate
+
+FloatArray = npt.NDArray[np.float64]
+BoolArray = npt.NDArray[np.bool_]
+Constants = Mapping[str, float | str]  # overrides of units.CONSTANTS (ablations)
+Pin = Callable[[pd.DataFrame], Mapping[str, Any]]
+
+
+@dataclass(frozen=True)
+class Bench:
+    """Measurements and the validated scenarios that model them (row for row)."""
+
+    measurements: pd.DataFrame
+    checked: ValidatedInput
+
+    @property
+    def tables(self) -> Tables:
+        """The catalogs and efficiency table the predictions use."""
+        return self.checked.tables
+
+    def _with(self, **changes: Any) -> Bench:
+        tables = dataclasses.replace(self.checked.tables, **changes)
+        return dataclasses.replace(self, checked=dataclasses.replace(self.checked, tables=tables))
+
+    def with_efficiency(self, efficiency: pd.DataFrame) -> Bench:
+        """The same bench predicted with another efficiency table."""
+        return self._with(efficiency=efficiency)
+
+    def with_gpus(self, gpus: pd.DataFrame) -> Bench:
+        """The same bench predicted with another GPU catalog."""
+        return self._with(gpus=gpus)
+
+    def with_engine(self, engine: str) -> Bench:
+        """The same bench with every scenario under another engine's KV-budget definition."""
+        scenarios = self.checked.scenarios.assign(engine=engine)
+        return dataclasses.replace(
+            self, checked=dataclasses.replace(self.checked, scenarios=scenarios)
+        )
+
+    def subset(self, mask: BoolArray) -> Bench:
+        """The rows where ``mask`` holds."""
+        keep = np.flatnonzero(mask)
+        scenarios = self.checked.scenarios.iloc[keep].reset_index(drop=True)
+        checked = dataclasses.replace(self.checked, scenarios=scenarios)
+        return Bench(self.measurements.iloc[keep].reset_index(drop=True), checked)
+
+
+_SCENARIO_HEADER = [
+    "scenario", "model", "gpu", "peak_qps", "avg_prompt_tokens", "avg_output_tokens", "tp",
+    "weight_dtype", "kv_dtype", "max_batch", "engine",
+]  # fmt: skip
+
+
+def _cell(value: object) -> object:
+    return "" if isinstance(value, float) and math.isnan(value) else value
+
+
+def _widen_context(catalogs: Catalogs, measurements: pd.DataFrame) -> Catalogs:
+    """``catalogs`` with each model's ``max_context`` raised to the longest run measured."""
+    lengths = measurements["input_tokens"] + measurements["output_tokens"]
+    for model, needed in lengths.groupby(measurements["model"]).max().items():
+        if needed > catalogs.models.at[str(model), "max_context"]:
+            catalogs = catalogs.with_model(str(model), {"max_context": float(needed)})
+    return catalogs
+
+
+def build_bench(measurements: pd.DataFrame, catalogs: Catalogs | None = None,
+                efficiency: pd.DataFrame | None = None) -> Bench:
+    """A validated scenario per measurement: the benchmark's model, GPU, TP, precisions, lengths
+    and batch cap; TensorRT-LLM's KV budget for TensorRT-LLM rows; no latency target.
+
+    Some runs went past the catalog's context window (GPT-J at 128 + 4096 tokens, Llama-2 at
+    5000 + 500): the catalog's ``max_context`` is raised to what was run.
+    """
+    catalogs = _widen_context(catalogs or load_catalogs(), measurements)
+    rows: list[tuple[int, list[object]]] = []
+    for n, m in enumerate(measurements.to_dict(orient="records"), start=2):
+        engine = "tensorrt-llm" if str(m["framework"]).startswith("TensorRT") else "vllm"
+        cells = [
+            f"r{m['row_id']}", m["model"], m["gpu"], 1, m["input_tokens"], m["output_tokens"],
+            m["tp"], m["weight_dtype"], m["kv_dtype"], m["max_batch"], engine,
+        ]  # fmt: skip
+        rows.append((n, [_cell(c) for c in cells]))
+    checked = validate(RawTable("measurements", list(_SCENARIO_HEADER), rows, ""), catalogs)
+    bench = Bench(measurements.reset_index(drop=True), checked)
+    return bench if efficiency is None else bench.with_efficiency(efficiency)
+
+
+def _estimate(scenarios: pd.DataFrame, tables: Tables, constants: Constants | None,
+              overrides: Mapping[str, Any], pin: Pin | None) -> pd.DataFrame:
+    results = estimate(scenarios, tables, constants, overrides)
+    if pin is None:
+        return results
+    return estimate(scenarios, tables, constants, {**overrides, **pin(results)})
+
+
+def _figure(kind: npt.NDArray[Any], results: pd.DataFrame) -> FloatArray:
+    """The engine's figure for rows at a stated batch, in each measurement kind's unit."""
+    return np.asarray(np.where(
+        kind == "ttft_batch1",
+        results["prefill_ms"].to_numpy(dtype=float),
+        np.where(
+            kind == "decode_batch1",
+            1000 / results["decode_step_ms"].to_numpy(dtype=float),
+            results["output_tokens_per_s_per_gpu"].to_numpy(dtype=float),
+        ),
+    ), dtype=np.float64)
+
+
+def predict(bench: Bench, constants: Constants | None = None, pin: Pin | None = None
+            ) -> FloatArray:
+    """The engine's figure for each measurement, in the measurement's unit.
+
+    Offline rows run at the engine's own operating batch (memory or the batch cap); rows with a
+    stated batch (static batching, batch 1) pin ``batch``. ``constants`` overrides the shipped
+    constants (ablations only); ``pin`` (for ablations) maps a first pass's results to further
+    quantities to pin in a second pass.
+    """
+    m = bench.measurements
+    scenarios = bench.checked.scenarios
+    out = np.full(len(m), np.nan)
+    batch = m["batch"].to_numpy(dtype=float)
+    free = np.isnan(batch)
+    if free.any():
+        rows = np.flatnonzero(free)
+        results = _estimate(scenarios.iloc[rows], bench.tables, constants, {}, pin)
+        out[rows] = results["output_tokens_per_s_per_gpu"].to_numpy(dtype=float)
+    if (~free).any():
+        rows = np.flatnonzero(~free)
+        results = _estimate(scenarios.iloc[rows], bench.tables, constants,
+                            {"batch": batch[rows]}, pin)
+        out[rows] = _figure(m["kind"].to_numpy()[rows], results)
+    return out
+
+
+def efficiency_keys(bench: Bench) -> npt.NDArray[np.object_]:
+    """The efficiency-table row each measurement's scenario uses (family-compute precision)."""
+    gpus = bench.tables.gpus
+    m = bench.measurements
+    family = gpus.loc[m["gpu"], "family"].to_numpy(dtype=object)
+    fp8 = gpus.loc[m["gpu"], "fp8_tflops"].to_numpy(dtype=float) > 0
+    fp4 = gpus.loc[m["gpu"], "fp4_tflops"].to_numpy(dtype=float) > 0
+    weight = m["weight_dtype"].to_numpy(dtype=object)
+    compute = np.where(
+        (weight == "fp4") & fp4, "fp4",
+        np.where(((weight == "fp8") | (weight == "fp4")) & fp8, "fp8", "bf16"),
+    )  # fmt: skip
+    return np.asarray(family + "-" + compute, dtype=object)
