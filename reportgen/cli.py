@@ -3,6 +3,7 @@ errors to exit codes (0 ok, 2 for anything the user can fix, 1 for a bug)."""
 
 from __future__ import annotations
 
+import os
 import sys
 import traceback
 from collections.abc import Callable, Sequence
@@ -16,6 +17,7 @@ from reportgen.errors import CatalogError, ReportgenError
 DEFAULT_INPUT = Path("inputs/scenarios.csv")
 EXIT_USER_ERROR = 2
 EXIT_BUG = 1
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, as a shell reports a command whose reader went away
 
 
 def _fail(message: str, code: int) -> None:
@@ -36,6 +38,10 @@ def _guarded(debug: bool, action: Callable[[], None]) -> None:
         _fail(str(err), EXIT_USER_ERROR)
     except KeyboardInterrupt:
         _fail("interrupted; nothing was written.", 130)
+    except BrokenPipeError:  # `reportgen estimate big.csv | head`: the reader has had enough
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # so that the exit flush does not fail again
+        raise SystemExit(EXIT_BROKEN_PIPE) from None
     except Exception as err:  # the last line of defence: a bug, reported as one
         if debug:
             traceback.print_exc()

@@ -50,11 +50,16 @@ class Issue:
             where.append(f"column {self.column}")
         head = ", ".join(where) + ": " if where else ""
         tail = f"; {self.hint}" if self.hint else ""
-        return f"{head}{self.found}; expected {self.expected}{tail}."
+        line = f"{head}{self.found}; expected {self.expected}{tail}"
+        return line if line.endswith((".", "?", "!")) else line + "."
+
+
+MAX_ISSUES_SHOWN = 200  # a file with thousands of bad cells: the first 200 and a count
 
 
 class ScenarioValidationError(InputError):
-    """Cell-level problems in the scenario table; ``issues`` lists every one of them."""
+    """Cell-level problems in the scenario table; ``issues`` lists every one of them (the
+    message shows the first MAX_ISSUES_SHOWN and counts the rest)."""
 
     def __init__(self, source: str, issues: list[Issue]) -> None:
         self.source = source
@@ -64,8 +69,12 @@ class ScenarioValidationError(InputError):
     def render(self) -> str:
         """The whole message: a headline, one line per issue, and what to do next."""
         n = len(self.issues)
-        lines = [f"{self.source} has {n} problem{'s' if n != 1 else ''}; nothing was written."]
-        lines += ["  " + issue.describe() for issue in self.issues]
+        lines = [f"{self.source} has {n:,} problem{'s' if n != 1 else ''}; nothing was written."]
+        lines += ["  " + issue.describe() for issue in self.issues[:MAX_ISSUES_SHOWN]]
+        if n > MAX_ISSUES_SHOWN:
+            lines.append(f"  ... and {n - MAX_ISSUES_SHOWN:,} more (the first "
+                         f"{MAX_ISSUES_SHOWN} are shown); fix these and run "
+                         "`reportgen validate` again.")
         lines.append("Run `reportgen columns` to see every column, its unit and allowed values.")
         return "\n".join(lines)
 

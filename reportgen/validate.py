@@ -30,10 +30,21 @@ from reportgen.catalog import (
 )
 from reportgen.efficiency import load_efficiency
 from reportgen.engine import Tables
-from reportgen.errors import Issue, ScenarioFileError, ScenarioValidationError
-from reportgen.readers import RawTable
+from reportgen.errors import CatalogError, Issue, ScenarioFileError, ScenarioValidationError
+from reportgen.readers import RawTable, _FormulaWithoutValue
 
 MAX_SCENARIOS = 2_000_000
+MIN_POSITIVE = 1e-6  # a "> 0" value below this is a typo or an underflow (5e-324), not an input
+MAX_DISTINCT_NAMES = 1_000  # different models (or GPUs) in one file: each is looked up
+MAX_DEFINED = 100  # models (or GPUs) defined by override columns: each re-checks the catalog
+MAX_TEXT_CHARS = 1_000  # a scenario name, model or GPU longer than this is not one
+# C0 control characters other than tab, LF and CR, and the non-characters U+FFFE/U+FFFF: not
+# allowed in XML (the workbook) or a PDF.
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffe\uffff]")
+# ... and tab, LF, CR and C1 controls: kept in data, escaped in messages
+_UNPRINTABLE = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+_SPACES = str.maketrans("", "", "\u00a0\u202f\u2009 ")  # (narrow) no-break and thin spaces
+_SWISS_THOUSANDS = re.compile(r"^[+-]?\d{1,3}(['’]\d{3})+(\.\d+)?$")
 _EU_THOUSANDS = re.compile(r"^[+-]?\d{1,3}(\.\d{3})+(,\d+)?$")
 _EU_DECIMAL = re.compile(r"^[+-]?\d+,\d+$")
 _US_THOUSANDS = re.compile(r"^[+-]?\d{1,3}(,\d{3})+(\.\d+)?$")
@@ -63,17 +74,26 @@ class _Collector:
     source: str
     issues: list[Issue] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    reported: set[tuple[int | None, str | None]] = field(default_factory=set)
 
     def add(self, row: int | None, column: str | None, found: str, expected: str,
             scenario: str | None = None, hint: str = "") -> None:
+        """Record an issue; at most one per cell (the first found is the one to fix)."""
+        if row is not None and column is not None:
+            if (row, column) in self.reported:
+                return
+            self.reported.add((row, column))
         self.issues.append(Issue(row, column, found, expected, scenario, hint))
 
 
+def _printable(text: str) -> str:
+    """Text safe to echo in a message: control characters escaped, at most 60 characters."""
+    text = _UNPRINTABLE.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
 def _quote(value: object) -> str:
-    text = str(value)
-    if len(text) > 60:
-        text = text[:57] + "..."
-    return f'"{text}"'
+    return f'"{_printable(str(value))}"'
 
 
 def _map_header(table: RawTable, out: _Collector) -> dict[str, int]:
@@ -113,14 +133,18 @@ def _cell_text(value: object) -> str:
 
 def _parse_number(text: str, semicolon_file: bool) -> float | None:
     """Parse one numeric cell written by a person or a spreadsheet; None if it is not a number."""
-    candidate = text.replace("\u00a0", "").replace(" ", "")
-    if semicolon_file:
+    candidate = text.translate(_SPACES)
+    if _SWISS_THOUSANDS.match(candidate):
+        candidate = candidate.replace("'", "").replace("’", "")
+    elif semicolon_file:
         if _EU_THOUSANDS.match(candidate):
             candidate = candidate.replace(".", "").replace(",", ".")
         elif _EU_DECIMAL.match(candidate):
             candidate = candidate.replace(",", ".")
     elif _US_THOUSANDS.match(candidate):
         candidate = candidate.replace(",", "")
+    if "_" in candidate:
+        return None  # float() would accept 1_000; a spreadsheet would not
     try:
         return float(candidate)
     except ValueError:
@@ -130,31 +154,40 @@ def _parse_number(text: str, semicolon_file: bool) -> float | None:
 def _numbers(cells: list[object], column: schema.Column, rows: list[int], names: list[str],
              semicolon_file: bool, out: _Collector) -> np.ndarray:
     values = np.full(len(cells), np.nan)
+    unit = f" in {column.unit}" if column.unit else ""
+    parsed: dict[str, tuple[float | None, str]] = {}  # text -> (number, problem): files repeat
     for i, cell in enumerate(cells):
+        if isinstance(cell, _FormulaWithoutValue):
+            continue  # reported for every column by _check_cells
+        if cell is None or (isinstance(cell, str) and not cell.strip()):
+            if column.required:
+                out.add(rows[i], column.name, "the cell is blank", column.allowed() + unit,
+                        names[i])
+            continue
         if isinstance(cell, bool):
             number: float | None = None
+            problem = ""
         elif isinstance(cell, int | float):
-            number = float(cell)
+            try:
+                number = float(cell)
+            except OverflowError:  # an integer beyond 1e308 in an XLSX cell
+                number = math.inf
+            problem = _out_of_bounds(number, column)
         else:
             text = _cell_text(cell)
-            if not text:
-                continue
-            if type(cell).__name__ == "_FormulaWithoutValue":
-                out.add(rows[i], column.name, f"a formula {_quote(text)} with no saved value",
-                        "a number", names[i], "open the file in a spreadsheet, save it, retry")
-                continue
-            percent = column.unit == "fraction" and text.endswith("%")
-            number = _parse_number(text.rstrip("%"), semicolon_file)
-            if number is not None and percent:
-                number /= 100
-        if number is None:
-            out.add(rows[i], column.name, f"got {_quote(cell)}",
-                    column.allowed() + (f" in {column.unit}" if column.unit else ""), names[i])
-            continue
-        problem = _out_of_bounds(number, column)
-        if problem:
-            out.add(rows[i], column.name, f"got {_quote(cell)}{problem}",
-                    column.allowed() + (f" in {column.unit}" if column.unit else ""), names[i])
+            if text not in parsed:
+                percent = column.unit == "fraction" and text.endswith("%")
+                got = _parse_number(text[:-1] if percent else text, semicolon_file)
+                if got is not None and percent:
+                    got /= 100
+                parsed[text] = (got, "" if got is None else _out_of_bounds(got, column))
+            number, problem = parsed[text]
+        if number is None or problem:
+            allowed = column.allowed()
+            if problem.startswith(" (too small: below"):
+                allowed = allowed.replace("> 0", f"≥ {MIN_POSITIVE:g}")
+            out.add(rows[i], column.name, f"got {_quote(cell)}{problem}", allowed + unit,
+                    names[i])
             continue
         values[i] = number
     return values
@@ -171,6 +204,8 @@ def _out_of_bounds(number: float, column: schema.Column) -> str:
         number < column.minimum or (column.above_minimum and number == column.minimum)
     ):
         return " (too small)"
+    if column.above_minimum and column.minimum == 0 and number < MIN_POSITIVE:
+        return f" (too small: below {MIN_POSITIVE:g})"
     if column.maximum is not None and number > column.maximum:
         return " (too large)"
     if column.integer and number != int(number):
@@ -209,6 +244,7 @@ def validate(table: RawTable, catalogs: Catalogs | None = None,
         raise ScenarioFileError(f"{table.source} has {len(data_rows):,} scenarios; the limit is "
                                 f"{MAX_SCENARIOS:,}. Split the file.")
     rows = [n for n, _ in data_rows]
+    _check_cells(table, positions, data_rows, out)
 
     def column_cells(name: str) -> list[object]:
         if name not in positions:
@@ -216,40 +252,85 @@ def validate(table: RawTable, catalogs: Catalogs | None = None,
         i = positions[name]
         return [cells[i] if i < len(cells) else None for _, cells in data_rows]
 
-    names = [_cell_text(c) for c in column_cells("scenario")]
+    names = ["" if isinstance(c, _FormulaWithoutValue) else _cell_text(c)
+             for c in column_cells("scenario")]
+    shown = [_printable(n) for n in names]  # the names as messages show them
     frame: dict[str, object] = {}
     semicolon = table.delimiter == ";"
     for column in schema.COLUMNS:
         cells = column_cells(column.name)
         if column.name == "tp":
-            frame["tp"] = _numbers(cells, column, rows, names, semicolon, out)
+            frame["tp"] = _numbers(cells, column, rows, shown, semicolon, out)
         elif column.type == "number":
-            frame[column.name] = _numbers(cells, column, rows, names, semicolon, out)
+            frame[column.name] = _numbers(cells, column, rows, shown, semicolon, out)
         elif column.type == "choice":
-            frame[column.name] = _choices(cells, column, rows, names, out)
+            frame[column.name] = _choices(cells, column, rows, shown, out)
         else:
             frame[column.name] = [_cell_text(c) for c in cells]
-    _check_names(names, rows, out)
+    _check_names(names, shown, rows, out)
     scenarios = pd.DataFrame(frame, index=pd.RangeIndex(len(data_rows)))
     catalogs = catalogs or load_catalogs()
-    catalogs = _resolve_models(scenarios, rows, names, catalogs, base_dir, out)
-    catalogs = _resolve_gpus(scenarios, rows, names, catalogs, out)
-    if not out.issues:
-        _check_rows(scenarios, rows, names, catalogs, out)
+    catalogs = _resolve_models(scenarios, rows, shown, catalogs, base_dir, out)
+    catalogs = _resolve_gpus(scenarios, rows, shown, catalogs, out)
+    resolved = scenarios["model"] != ""
+    if resolved.any():  # the rows whose model is known can be checked further
+        keep = np.flatnonzero(resolved.to_numpy())
+        _check_rows(scenarios.iloc[keep].reset_index(drop=True), [rows[i] for i in keep],
+                    [shown[i] for i in keep], catalogs, out)
     if out.issues:
+        order = {c.name: k for k, c in enumerate(schema.COLUMNS)}
+        out.issues.sort(key=lambda issue: (issue.row or 0, order.get(issue.column or "", -1)))
         raise ScenarioValidationError(table.source, out.issues)
     tables = Tables(catalogs.gpus, catalogs.models, load_efficiency())
     return ValidatedInput(scenarios, tables, table.source, table.sha256, tuple(out.warnings))
 
 
-def _check_names(names: list[str], rows: list[int], out: _Collector) -> None:
+def _check_cells(table: RawTable, positions: dict[str, int],
+                 data_rows: list[tuple[int, list[object]]], out: _Collector) -> None:
+    """Problems any cell can have, whatever its column: a formula with no saved value, a
+    control character or a runaway length, and cells beyond the last header column."""
+    width = len(table.header)
+    while width and not table.header[width - 1]:
+        width -= 1  # blank header cells at the end do not count as columns
+    used = sorted(positions.items(), key=lambda item: item[1])
+    hint = ("a decimal comma in a comma-separated file shifts every cell after it: write "
+            '10.5, quote the cell ("10,5"), or separate the cells with ;'
+            if table.kind == "csv" else
+            "give the extra cells a column name in row 1, or delete them")
+    name_at = positions.get("scenario")
+    for row, cells in data_rows:
+        name = cells[name_at] if name_at is not None and name_at < len(cells) else ""
+        name = "" if isinstance(name, _FormulaWithoutValue) else _printable(_cell_text(name))
+        for column, i in used:
+            cell = cells[i] if i < len(cells) else None
+            if isinstance(cell, _FormulaWithoutValue):
+                out.add(row, column, f"a formula {_quote(cell)} with no saved value",
+                        "a value; formulas are never evaluated, only the value a spreadsheet "
+                        "saved with them is read", name,
+                        "open the file in Excel or LibreOffice, save it, and try again")
+            elif isinstance(cell, str) and _CONTROL.search(cell):
+                code = ord(_CONTROL.search(cell).group())  # type: ignore[union-attr]
+                out.add(row, column, f"the text contains the control character U+{code:04X}",
+                        "printable text", name, "delete it (it may be invisible)")
+            elif isinstance(cell, str) and len(cell) > MAX_TEXT_CHARS:
+                out.add(row, column, f"the text is {len(cell):,} characters long",
+                        f"at most {MAX_TEXT_CHARS:,} characters", name)
+        extra = [j for j in range(width, len(cells)) if _cell_text(cells[j])]
+        if extra:
+            last = extra[-1] + 1
+            out.add(row, None, f"{last} cells but the header has {width} columns "
+                    f"(cell {extra[0] + 1} is {_quote(cells[extra[0]])})",
+                    "no more cells than header columns", name, hint)
+
+
+def _check_names(names: list[str], shown: list[str], rows: list[int], out: _Collector) -> None:
     first: dict[str, int] = {}
-    for row, name in zip(rows, names, strict=True):
+    for row, name, label in zip(rows, names, shown, strict=True):
         if not name:
             out.add(row, "scenario", "the name is blank", "a name for every scenario")
         elif name.lower() in first:
             out.add(row, "scenario", f"{_quote(name)} is already used on row {first[name.lower()]}",
-                    "a unique name per scenario", name)
+                    "a unique name per scenario", label)
         else:
             first[name.lower()] = row
 
@@ -262,6 +343,7 @@ def _resolve_models(scenarios: pd.DataFrame, rows: list[int], names: list[str],
                     catalogs: Catalogs, base_dir: Path | None, out: _Collector) -> Catalogs:
     resolved: list[str] = []
     cache: dict[str, str] = {}
+    defined = 0  # models defined by override columns or a config.json
     for i, written in enumerate(scenarios["model"]):
         if not written:
             out.add(rows[i], "model", "the model is blank",
@@ -271,44 +353,78 @@ def _resolve_models(scenarios: pd.DataFrame, rows: list[int], names: list[str],
         if written in cache:
             resolved.append(cache[written])
             continue
+        if len(cache) >= MAX_DISTINCT_NAMES:
+            out.add(rows[i], "model", f"{_quote(written)} is one model too many",
+                    f"at most {MAX_DISTINCT_NAMES:,} different models in one file", names[i],
+                    "split the file")
+            resolved.append("")
+            continue
         name = ""
-        if _looks_like_path(written):
-            path = Path(written)
-            if not path.is_absolute() and base_dir is not None and (base_dir / path).exists():
-                path = base_dir / path
-            try:
-                fields = read_hf_config(path)
-            except (OSError, ValueError) as err:
-                out.add(rows[i], "model", f"cannot use {_quote(written)}: {err}",
-                        "a readable Hugging Face config.json", names[i])
-            else:
-                fields = {**fields, "source": f"config.json at {written}", "aliases": ""}
-                catalogs = catalogs.with_model(written, fields)
-                name = written
-        else:
-            try:
-                name = resolve_model(catalogs, written)
-            except CatalogLookupError as err:
-                given = {c: float(scenarios[c].to_numpy(dtype=float)[i])
-                         for c in schema.MODEL_OVERRIDES}
-                needed = ("params_b", "layers", "attention_heads", "kv_heads", "head_dim")
-                if all(not np.isnan(given[c]) for c in needed):
-                    catalogs = catalogs.with_model(written, _custom_model(given))
-                    name = written
+        try:
+            if _looks_like_path(written) and defined >= MAX_DEFINED:
+                out.add(rows[i], "model", f"{_quote(written)} is one user-defined model too "
+                        "many", f"at most {MAX_DEFINED} models defined by override columns or "
+                        "config.json in one file", names[i], "split the file")
+            elif _looks_like_path(written):
+                path = Path(written)
+                if not path.is_absolute() and base_dir is not None and (base_dir / path).exists():
+                    path = base_dir / path
+                try:
+                    fields = read_hf_config(path)
+                except (OSError, ValueError, RecursionError) as err:
+                    out.add(rows[i], "model", f"cannot use {_quote(written)}: {err}",
+                            "a readable Hugging Face config.json", names[i])
                 else:
-                    hint = (f"did you mean {', '.join(map(_quote, err.suggestions))}?"
-                            if err.suggestions else "run `reportgen catalog models`")
-                    out.add(rows[i], "model", f"unknown model {_quote(written)}",
-                            "a catalog model, a Hugging Face id, a config.json path, or the "
-                            "override columns params_b, layers, attention_heads, kv_heads, "
-                            "head_dim", names[i], hint)
+                    fields = {**fields, "source": f"config.json at {written}", "aliases": ""}
+                    catalogs = catalogs.with_model(written, fields)
+                    name = written
+                    defined += 1
+            else:
+                name = _model_by_name(scenarios, i, written, catalogs)
+                if not name and defined >= MAX_DEFINED:
+                    out.add(rows[i], "model", f"{_quote(written)} is one user-defined model too "
+                            "many", f"at most {MAX_DEFINED} models defined by override columns "
+                            "or config.json in one file", names[i], "split the file")
+                elif not name:
+                    catalogs = catalogs.with_model(written, _custom_model(scenarios, i))
+                    name = written
+                    defined += 1
+        except CatalogLookupError as err:
+            hint = (f"did you mean {', '.join(map(_quote, err.suggestions))}?"
+                    if err.suggestions else "run `reportgen catalog models`")
+            out.add(rows[i], "model", f"unknown model {_quote(written)}",
+                    "a catalog model, a Hugging Face id, a config.json path, or the "
+                    "override columns params_b, layers, attention_heads, kv_heads, "
+                    "head_dim", names[i], hint)
+        except CatalogError as err:
+            out.add(rows[i], "model", f"the model {_quote(written)} cannot be defined: {err}",
+                    "consistent override columns (attention_heads a multiple of kv_heads, "
+                    "active_params_b ≤ params_b)", names[i])
+            name = ""
         cache[written] = name
         resolved.append(name)
     scenarios["model"] = resolved
     return catalogs
 
 
-def _custom_model(given: dict[str, float]) -> dict[str, object]:
+def _model_by_name(scenarios: pd.DataFrame, i: int, written: str, catalogs: Catalogs) -> str:
+    """The catalog name of ``written``; "" if unknown but fully described by the override
+    columns; CatalogLookupError if unknown and not described."""
+    try:
+        return resolve_model(catalogs, written)
+    except CatalogLookupError:
+        needed = ("params_b", "layers", "attention_heads", "kv_heads", "head_dim")
+        if all(not np.isnan(_number_at(scenarios, c, i)) for c in needed):
+            return ""
+        raise
+
+
+def _number_at(scenarios: pd.DataFrame, column: str, i: int) -> float:
+    return float(scenarios[column].to_numpy(dtype=float)[i])
+
+
+def _custom_model(scenarios: pd.DataFrame, i: int) -> dict[str, object]:
+    given = {c: _number_at(scenarios, c, i) for c in schema.MODEL_OVERRIDES}
     active = given["active_params_b"]
     return {
         "hf_id": "", "aliases": "", "architecture": "user-defined",
@@ -327,6 +443,7 @@ def _resolve_gpus(scenarios: pd.DataFrame, rows: list[int], names: list[str],
                   catalogs: Catalogs, out: _Collector) -> Catalogs:
     resolved: list[str] = []
     cache: dict[str, str] = {}
+    defined = 0  # GPUs defined by override columns
     for i, written in enumerate(scenarios["gpu"]):
         if not written:
             out.add(rows[i], "gpu", "the GPU is blank", "a catalog GPU name", names[i])
@@ -335,21 +452,36 @@ def _resolve_gpus(scenarios: pd.DataFrame, rows: list[int], names: list[str],
         if written in cache:
             resolved.append(cache[written])
             continue
+        if len(cache) >= MAX_DISTINCT_NAMES:
+            out.add(rows[i], "gpu", f"{_quote(written)} is one GPU too many",
+                    f"at most {MAX_DISTINCT_NAMES:,} different GPUs in one file", names[i],
+                    "split the file")
+            resolved.append("")
+            continue
         name = ""
         try:
             name = resolve_gpu(catalogs, written)
         except CatalogLookupError as err:
-            given = {c: float(scenarios[c].to_numpy(dtype=float)[i])
-                     for c in schema.GPU_OVERRIDES}
-            price = float(scenarios["gpu_hour_price"].to_numpy(dtype=float)[i])
-            if all(not np.isnan(v) for v in given.values()) and not np.isnan(price):
-                catalogs = catalogs.with_gpu(written, {
-                    **_CUSTOM_GPU_DEFAULTS,
-                    "memory_gib": given["gpu_memory_gib"],
-                    "bandwidth_tbps": given["gpu_bandwidth_tbps"],
-                    "bf16_tflops": given["gpu_tflops"], "price_per_gpu_hour": price,
-                })
-                name = written
+            given = {c: _number_at(scenarios, c, i) for c in schema.GPU_OVERRIDES}
+            price = _number_at(scenarios, "gpu_hour_price", i)
+            described = all(not np.isnan(v) for v in given.values()) and not np.isnan(price)
+            if described and defined >= MAX_DEFINED:
+                out.add(rows[i], "gpu", f"{_quote(written)} is one user-defined GPU too many",
+                        f"at most {MAX_DEFINED} GPUs defined by override columns in one file",
+                        names[i], "split the file")
+            elif described:
+                defined += 1
+                try:
+                    catalogs = catalogs.with_gpu(written, {
+                        **_CUSTOM_GPU_DEFAULTS,
+                        "memory_gib": given["gpu_memory_gib"],
+                        "bandwidth_tbps": given["gpu_bandwidth_tbps"],
+                        "bf16_tflops": given["gpu_tflops"], "price_per_gpu_hour": price,
+                    })
+                    name = written
+                except CatalogError as bad:
+                    out.add(rows[i], "gpu", f"the GPU {_quote(written)} cannot be defined: {bad}",
+                            "consistent override columns", names[i])
             else:
                 hint = (f"did you mean {', '.join(map(_quote, err.suggestions))}?"
                         if err.suggestions else "run `reportgen catalog gpus`")
