@@ -81,13 +81,13 @@ def results_json(results: pd.DataFrame) -> str:
     return json.dumps(records, indent=2, ensure_ascii=False, allow_nan=False)
 
 
-def _check_size(plan: Plan, formats: tuple[str, ...]) -> None:
-    n = len(plan.results)
+def _check_size(checked: ValidatedInput, input_name: str, formats: tuple[str, ...]) -> None:
+    n = len(checked.scenarios)
     limits = (("xlsx", MAX_WORKBOOK_SCENARIOS, "workbook"), ("pdf", MAX_PDF_SCENARIOS, "PDF"))
     for fmt, limit, label in limits:
         if fmt in formats and n > limit:
             raise InputError(
-                f"{plan.provenance.input_name} has {n:,} scenarios; the {label} is limited to "
+                f"{input_name} has {n:,} scenarios; the {label} is limited to "
                 f"{limit:,}. Nothing was written. Use `reportgen estimate` for a results CSV of "
                 "any size, build with --format csv, or split the file."
             )
@@ -98,8 +98,8 @@ def build(options: BuildOptions, progress: Callable[[str], None] | None = None) 
     step = progress or (lambda _: None)
     step("reading and validating")
     checked = load(options.input_path)
+    _check_size(checked, options.input_path.name, options.formats)
     plan = make_plan(checked, options.input_path.name, options.title, options.generated)
-    _check_size(plan, options.formats)
     stem = options.input_path.stem
     outputs: list[Path] = []
     with staged_outputs(options.out_dir) as stage:

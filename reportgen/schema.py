@@ -41,11 +41,16 @@ class Column:
         if self.type == "text":
             return "text"
         sign = ">" if self.above_minimum else "≥"
-        low = "" if self.minimum is None else f"{sign} {self.minimum:g}"
-        high = "" if self.maximum is None else f"≤ {self.maximum:g}"
+        low = "" if self.minimum is None else f"{sign} {_number(self.minimum)}"
+        high = "" if self.maximum is None else f"≤ {_number(self.maximum)}"
         kind = "a whole number" if self.integer else "a number"
         bounds = " and ".join(b for b in (low, high) if b)
         return f"{kind} {bounds}".strip()
+
+
+def _number(value: float) -> str:
+    """1000000 as "1,000,000", 0.99 as "0.99"."""
+    return f"{value:,.0f}" if value == int(value) else f"{value:g}"
 
 
 _C = Column

@@ -33,8 +33,11 @@ def progress_reporter() -> Iterator[Callable[[str], None]]:
         yield lambda step: status.update(f"reportgen: {step}")
 
 
+SUMMARY_ROWS = 40  # a terminal table longer than this is not read; the outputs hold every row
+
+
 def summary_table(result: BuildResult) -> None:
-    """The plan's totals and one line per scenario, then the files written."""
+    """The plan's totals and a line per scenario (the first SUMMARY_ROWS), then the files."""
     results = result.plan.results
     console = _console()
     table = Table(title=f"{result.plan.provenance.title} ({result.plan.provenance.input_name})")
@@ -42,7 +45,7 @@ def summary_table(result: BuildResult) -> None:
                             ("tp", "right"), ("GPUs", "right"), ("monthly cost", "right"),
                             ("$/1M out tok", "right"), ("bottleneck", "left")):
         table.add_column(header, justify=justify)  # type: ignore[arg-type]
-    for _, row in results.iterrows():
+    for _, row in results.head(SUMMARY_ROWS).iterrows():
         table.add_row(
             str(row["scenario"]), str(row["model"]), str(row["gpu"]),
             format_value(row["tp"], "GPUs"), format_value(row["gpus"], "GPUs"),
@@ -50,6 +53,9 @@ def summary_table(result: BuildResult) -> None:
             format_value(row["cost_per_million_output_tokens"], "USD/1M tokens"),
             str(row["bottleneck"]),
         )
+    if len(results) > SUMMARY_ROWS:
+        table.add_row(f"… {len(results) - SUMMARY_ROWS:,} more scenarios (see the outputs)",
+                      "", "", "", "", "", "", "")
     counted = results["in_plan_total"] == 1
     table.add_section()
     table.add_row(

@@ -28,7 +28,7 @@ _NOTES = (
     ('AND({weight_dtype}<>{compute_dtype},{weight_dtype}<>"fp16",'
      'OR({weight_dtype}="fp4",{weight_dtype}="fp8"))',
      "This GPU has no tensor cores for the weight precision: planned as weight-only "
-     "quantization with bf16 compute."),
+     "quantization, the matrix multiplies running at the compute precision (compute_dtype)."),
     ('{eff__calibrated}="no"',
      "Efficiencies for this GPU family and precision are uncalibrated priors: treat the plan "
      "as provisional and load-test early."),

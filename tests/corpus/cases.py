@@ -273,11 +273,11 @@ REJECTED: tuple[Rejected, ...] = (
              _problems(
         "bad_cells.xlsx (sheet Scenarios)",
         'row 2 (scenario "chat"), column peak_qps: got "#DIV/0!"; expected a number > 0 and '
-        "≤ 1e+06 in req/s.",
+        "≤ 1,000,000 in req/s.",
         'row 3 (scenario "rag"), column peak_qps: got "-3" (too small); expected a number > 0 '
-        "and ≤ 1e+06 in req/s.",
+        "and ≤ 1,000,000 in req/s.",
         'row 3 (scenario "rag"), column avg_prompt_tokens: got "1' + "0" * 56 + '..." '
-        "(infinite); expected a number ≥ 1 and ≤ 2e+06 in tokens.",
+        "(infinite); expected a number ≥ 1 and ≤ 2,000,000 in tokens.",
     ), make=_bad_xlsx_cells),
     Rejected("extra_cells.xlsx", "a value right of the last named column", _problems(
         "extra_cells.xlsx (sheet Scenarios)",
@@ -309,49 +309,49 @@ REJECTED: tuple[Rejected, ...] = (
         "Hugging Face id or a path to config.json.",
         'row 4 (scenario "bot"), column gpu: the GPU is blank; expected a catalog GPU name.',
         'row 5 (scenario "qa"), column peak_qps: the cell is blank; expected a number > 0 and '
-        "≤ 1e+06 in req/s.",
+        "≤ 1,000,000 in req/s.",
     )),
     Rejected("text_in_numbers.csv", "text, units, underscores, % and TRUE in numeric columns",
              _problems(
         "text_in_numbers.csv",
-        'row 2 (scenario "chat"), column peak_qps: got "ten"; expected a number > 0 and ≤ 1e+06 '
-        "in req/s.",
+        'row 2 (scenario "chat"), column peak_qps: got "ten"; expected a number > 0 and '
+        "≤ 1,000,000 in req/s.",
         'row 3 (scenario "rag"), column peak_qps: got "10 req/s"; expected a number > 0 and '
-        "≤ 1e+06 in req/s.",
+        "≤ 1,000,000 in req/s.",
         'row 3 (scenario "rag"), column avg_prompt_tokens: got "1_000"; expected a number ≥ 1 '
-        "and ≤ 2e+06 in tokens.",
-        'row 4 (scenario "bot"), column peak_qps: got "10%"; expected a number > 0 and ≤ 1e+06 '
+        "and ≤ 2,000,000 in tokens.",
+        'row 4 (scenario "bot"), column peak_qps: got "10%"; expected a number > 0 and ≤ 1,000,000 '
         "in req/s.",
         'row 4 (scenario "bot"), column avg_output_tokens: got "TRUE"; expected a number ≥ 1 '
-        "and ≤ 2e+06 in tokens.",
+        "and ≤ 2,000,000 in tokens.",
     )),
     Rejected("bad_numbers.csv", "negative, zero, NaN, infinite and over-100 % values", _problems(
         "bad_numbers.csv",
         'row 2 (scenario "neg"), column peak_qps: got "-5" (too small); expected a number > 0 '
-        "and ≤ 1e+06 in req/s.",
+        "and ≤ 1,000,000 in req/s.",
         'row 3 (scenario "zero"), column peak_qps: got "0" (too small); expected a number > 0 '
-        "and ≤ 1e+06 in req/s.",
+        "and ≤ 1,000,000 in req/s.",
         'row 3 (scenario "zero"), column avg_prompt_tokens: got "0" (too small); expected a '
-        "number ≥ 1 and ≤ 2e+06 in tokens.",
+        "number ≥ 1 and ≤ 2,000,000 in tokens.",
         'row 4 (scenario "nan"), column peak_qps: got "NaN" (not a number); expected a number '
-        "> 0 and ≤ 1e+06 in req/s.",
+        "> 0 and ≤ 1,000,000 in req/s.",
         'row 4 (scenario "nan"), column avg_output_tokens: got "nan" (not a number); expected a '
-        "number ≥ 1 and ≤ 2e+06 in tokens.",
+        "number ≥ 1 and ≤ 2,000,000 in tokens.",
         'row 5 (scenario "inf"), column peak_qps: got "inf" (infinite); expected a number > 0 '
-        "and ≤ 1e+06 in req/s.",
+        "and ≤ 1,000,000 in req/s.",
         'row 5 (scenario "inf"), column avg_prompt_tokens: got "-inf" (infinite); expected a '
-        "number ≥ 1 and ≤ 2e+06 in tokens.",
+        "number ≥ 1 and ≤ 2,000,000 in tokens.",
         'row 6 (scenario "rate"), column prefix_cache_hit_rate: got "150%" (too large); expected '
         "a number ≥ 0 and ≤ 0.99 in fraction.",
     )),
     Rejected("absurd_values.csv", "1e30 QPS, a 10M-token prompt, a 1e12 batch cap", _problems(
         "absurd_values.csv",
         'row 2 (scenario "qps"), column peak_qps: got "1e30" (too large); expected a number > 0 '
-        "and ≤ 1e+06 in req/s.",
+        "and ≤ 1,000,000 in req/s.",
         'row 3 (scenario "prompt"), column avg_prompt_tokens: got "10000000" (too large); '
-        "expected a number ≥ 1 and ≤ 2e+06 in tokens.",
+        "expected a number ≥ 1 and ≤ 2,000,000 in tokens.",
         'row 4 (scenario "batch"), column max_batch: got "1e12" (too large); expected a whole '
-        "number ≥ 1 and ≤ 100000 in sequences.",
+        "number ≥ 1 and ≤ 100,000 in sequences.",
     )),
     Rejected("context_window.csv", "prompts beyond the model's context window", _problems(
         "context_window.csv",
@@ -425,7 +425,7 @@ REJECTED: tuple[Rejected, ...] = (
              _problems(
         "tiny_values.csv",
         'row 2 (scenario "chat"), column avg_qps: got "5e-324" (too small: below 1e-06); '
-        "expected a number ≥ 1e-06 and ≤ 1e+06 in req/s.",
+        "expected a number ≥ 1e-06 and ≤ 1,000,000 in req/s.",
         'row 2 (scenario "chat"), column mbu: got "1e-7" (too small: below 1e-06); expected a '
         "number ≥ 1e-06 and ≤ 1 in fraction.",
     )),
