@@ -1,8 +1,8 @@
 """Seconds to write the PDF report for 5, 20 and 100 scenarios, imports included.
 
 Each size runs in a fresh Python process (so the imports of pandas, matplotlib and WeasyPrint
-are counted), builds the plan by hand from the shipped catalogs, renders the report and writes
-it to a temporary folder. Target: 20 scenarios in under 15 s.
+are counted), validates and estimates the scenarios as `reportgen build` does, renders the
+report and writes it to a temporary folder. Target: 20 scenarios in under 15 s.
 
     python benchmarks/pdf_speed.py            # 5, 20, 100
     python benchmarks/pdf_speed.py 20         # one size
@@ -26,12 +26,10 @@ import time
 start = time.perf_counter()
 import datetime as dt, sys, tempfile
 from pathlib import Path
-import numpy as np
-import pandas as pd
-from reportgen import engine, schema
-from reportgen.catalog import load_catalogs
-from reportgen.plan import Plan, Provenance
+from reportgen.pipeline import make_plan
+from reportgen.readers import RawTable
 from reportgen.render import pdf
+from reportgen.validate import validate
 
 BASE = [
     dict(model="Llama-3.1-70B", gpu="H100-SXM", peak_qps=200, avg_prompt_tokens=1500,
@@ -53,23 +51,10 @@ BASE = [
 ]
 n = int(sys.argv[1])
 rows = [dict(BASE[i % len(BASE)], scenario=f"Scenario {i + 1}") for i in range(n)]
-frame = pd.DataFrame(rows)
-for column in schema.COLUMNS:
-    if column.name not in frame:
-        frame[column.name] = np.nan if column.type == "number" else ""
-for name in schema.NUMBER_COLUMNS:
-    frame[name] = frame[name].astype(float)
-for name in schema.TEXT_COLUMNS:
-    frame[name] = frame[name].fillna("").astype(object)
-for name, default in dict(weight_dtype="bf16", kv_dtype="bf16", engine="vllm",
-                          method="roofline").items():
-    frame[name] = frame[name].replace("", default)
-catalogs = load_catalogs()
-efficiency = pd.read_csv(Path(engine.__file__).parent / "data" / "efficiency.csv").set_index("key")
-tables = engine.Tables(catalogs.gpus, catalogs.models, efficiency)
-results = engine.estimate(frame, tables)
-plan = Plan(frame, tables, results,
-            Provenance("Benchmark", "bench.csv", "0" * 64, dt.date(2026, 1, 1), "bench"))
+header = list(dict.fromkeys(k for row in rows for k in row))
+table = RawTable("bench.csv", header,
+                 [(i + 2, [row.get(k) for k in header]) for i, row in enumerate(rows)], "0" * 64)
+plan = make_plan(validate(table), "bench.csv", "Benchmark", dt.date(2026, 1, 1))
 with tempfile.TemporaryDirectory() as folder:
     target = Path(folder) / "report.pdf"
     pdf.write_pdf(plan, target)

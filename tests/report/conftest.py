@@ -1,28 +1,15 @@
-"""Plans for the report tests, built by hand (until reportgen.validate/pipeline land).
-
-A scenario frame has every schema column: numbers NaN when blank, text "" when blank, the
-categorical defaults filled in, model and GPU as catalog names.
-"""
+"""Plans for the report tests: realistic, hostile and CJK scenario sets, validated and
+estimated the way `reportgen build` does."""
 
 from __future__ import annotations
 
-import datetime as dt
-import hashlib
 from collections.abc import Callable, Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
-import numpy as np
-import pandas as pd
 import pytest
 
-from reportgen import engine, schema
-from reportgen.catalog import load_catalogs
-from reportgen.plan import Plan, Provenance
-
-DATA = Path(__file__).resolve().parents[2] / "reportgen" / "data"
-CHOICE_DEFAULTS = {"weight_dtype": "bf16", "kv_dtype": "bf16", "engine": "vllm",
-                   "method": "roofline"}
+from reportgen.plan import Plan
+from tests.helpers import build_plan
 
 # A realistic plan: the tutorial's coding assistant and its demo, a latency-bound chat, an
 # fp8 405B RAG service, a capped MoE, an MLA model on AMD, and one that cannot fit.
@@ -56,37 +43,9 @@ HOSTILE_NAMES = (
 CJK_NAME = "编码助手（试点）"  # no glyphs in DejaVu: must fall back to WenQuanYi, warning-free
 
 
-def scenario_frame(rows: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
-    """A validated-looking scenario frame from partial rows."""
-    frame = pd.DataFrame([dict(r) for r in rows])
-    for column in schema.COLUMNS:
-        if column.name not in frame:
-            frame[column.name] = np.nan if column.type == "number" else ""
-    for name in schema.NUMBER_COLUMNS:
-        frame[name] = frame[name].astype(float)
-    for name in schema.TEXT_COLUMNS:
-        frame[name] = frame[name].fillna("").astype(object)
-    for name, default in CHOICE_DEFAULTS.items():
-        frame[name] = frame[name].replace("", default)
-    return frame[[c.name for c in schema.COLUMNS]]
-
-
 def make_plan(rows: Sequence[Mapping[str, Any]], title: str = "Inference capacity plan") -> Plan:
-    """Estimate the rows against the shipped catalogs; fixed provenance."""
-    scenarios = scenario_frame(rows)
-    catalogs = load_catalogs()
-    efficiency = pd.read_csv(DATA / "efficiency.csv").set_index("key")
-    tables = engine.Tables(catalogs.gpus, catalogs.models, efficiency)
-    results = engine.estimate(scenarios, tables)
-    digest = hashlib.sha256(scenarios.to_csv(index=False).encode()).hexdigest()
-    provenance = Provenance(
-        title=title,
-        input_name="scenarios.csv",
-        input_sha256=digest,
-        generated=dt.date(2026, 12, 1),
-        version="0.1.0",
-    )
-    return Plan(scenarios, tables, results, provenance)
+    """Validate and estimate the rows as if read from scenarios.csv; fixed provenance date."""
+    return build_plan(rows, title)
 
 
 @pytest.fixture(scope="session")
