@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from reportgen import __version__
-from reportgen.engine import RESULT_COLUMNS, estimate
+from reportgen.engine import estimate
 from reportgen.errors import InputError
 from reportgen.outputs import staged_outputs
 from reportgen.plan import Plan, Provenance
@@ -65,19 +65,14 @@ def make_plan(checked: ValidatedInput, input_name: str, title: str = "",
     return Plan(checked.scenarios, checked.tables, results, provenance)
 
 
-def results_table(results: pd.DataFrame) -> pd.DataFrame:
-    """The results in the public column order."""
-    return results[list(RESULT_COLUMNS)]
-
-
 def write_results_csv(results: pd.DataFrame, path: Path | TextIO) -> None:
     """The results table as UTF-8 CSV, full precision (10 significant digits)."""
-    results_table(results).to_csv(path, index=False, float_format="%.10g", lineterminator="\n")
+    results.to_csv(path, index=False, float_format="%.10g", lineterminator="\n")
 
 
 def results_json(results: pd.DataFrame) -> str:
     """The results table as a JSON array of objects, one per scenario."""
-    records = results_table(results).replace({np.nan: None}).to_dict(orient="records")
+    records = results.replace({np.nan: None}).to_dict(orient="records")
     return json.dumps(records, indent=2, ensure_ascii=False, allow_nan=False)
 
 
