@@ -19,8 +19,11 @@ NUMERIC = (
 
 @functools.cache
 def load_efficiency() -> pd.DataFrame:
-    """The shipped efficiency table, indexed by key (family-compute_dtype)."""
+    """The shipped efficiency table, indexed by lower-case key: family-compute_dtype, or
+    family-compute_dtype-engine / gpu-compute_dtype-engine for rows that apply to one engine
+    or one GPU (see the efficiency_key quantity)."""
     frame = pd.read_csv(EFFICIENCY_FILE, dtype={"calibrated": str}, keep_default_na=False)
+    frame["key"] = frame["key"].str.lower()  # keys compare as a spreadsheet's = does
     frame = frame.set_index("key")
     for column in NUMERIC:
         frame[column] = pd.to_numeric(frame[column], errors="coerce")

@@ -15,7 +15,7 @@ import pandas as pd
 
 from reportgen import schema
 from reportgen.quantities import REGISTRY, input_kind
-from reportgen.quantities.registry import LOOKUP_KEYS, RAW_PREFIX
+from reportgen.quantities.registry import KEYS_PREFIX, LOOKUP_KEYS, RAW_PREFIX
 from reportgen.units import CONSTANTS
 from reportgen.xlfuncs import Array
 
@@ -92,6 +92,8 @@ def estimate(
             return _column(scenarios, name.removeprefix(RAW_PREFIX))
         if kind == "lookup":
             return lookup(name)
+        if kind == "keys":
+            return tables.table(name.removeprefix(KEYS_PREFIX)).index.to_numpy(dtype=object)
         if kind == "constant":
             return values[name]
         return env[name]

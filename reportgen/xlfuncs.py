@@ -23,6 +23,7 @@ PORTABLE_FUNCTIONS = frozenset(
         "INDEX", "MATCH",
         "MIN", "MAX", "SUM", "SUMPRODUCT", "COUNT", "COUNTIF", "COUNTA",
         "ROUND", "ROUNDUP", "ROUNDDOWN", "INT", "MOD", "ABS", "SQRT", "POWER", "TRIM", "ROW",
+        "LOWER",
     }
 )
 
@@ -84,6 +85,22 @@ def concat_text(*parts: Array | str) -> Array:
             for p, u in zip(parts, uniques, strict=True)
         ))
     return np.array(labels, dtype=object)[np.searchsorted(combos, code)]
+
+
+def lower(text: Array) -> Array:
+    """LOWER(text), elementwise; each distinct text is lowered once."""
+    unique, inverse = np.unique(np.asarray(text, dtype=str), return_inverse=True)
+    lowered = np.array([t.lower() for t in unique.tolist()], dtype=object)
+    return lowered[inverse]  # type: ignore[no-any-return]
+
+
+def has_key(candidates: Array, keys: Array) -> Array:
+    """SUMPRODUCT((keys=candidate)*1)>0, elementwise: whether each candidate is one of the keys
+    (ignoring case, as a spreadsheet's = does)."""
+    known = {str(k).lower() for k in np.asarray(keys, dtype=object).tolist()}
+    unique, inverse = np.unique(np.asarray(candidates, dtype=str), return_inverse=True)
+    found = np.array([u.lower() in known for u in unique.tolist()], dtype=bool)
+    return found[inverse]  # type: ignore[no-any-return]
 
 
 def choose(conditions: Sequence[Array], labels: Sequence[str], default: str) -> Array:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from reportgen.quantities.registry import quantity
-from reportgen.xlfuncs import Array, concat_text
+from reportgen.xlfuncs import Array, concat_text, has_key, lower
 
 
 def _given(raw: Array) -> Array:
@@ -233,10 +233,31 @@ def gpu_hour_price(raw_gpu_hour_price: Array, gpu__price_per_gpu_hour: Array) ->
 # --- efficiencies -------------------------------------------------------------------------------
 
 
-@quantity("text", '{gpu__family}&"-"&{compute_dtype}', kind="text")
-def efficiency_key(gpu__family: Array, compute_dtype: Array) -> Array:
-    """Row of the efficiency table that applies: GPU family and compute precision."""
-    return concat_text(gpu__family, "-", compute_dtype)
+_STACK_XL = 'LOWER({gpu}&"-"&{compute_dtype}&"-"&{engine})'
+_FAMILY_ENGINE_XL = 'LOWER({gpu__family}&"-"&{compute_dtype}&"-"&{engine})'
+_FAMILY_XL = 'LOWER({gpu__family}&"-"&{compute_dtype})'
+
+
+@quantity(
+    "text",
+    f"IF(SUMPRODUCT(({{keys__eff}}={_STACK_XL})*1)>0,{_STACK_XL},"
+    f"IF(SUMPRODUCT(({{keys__eff}}={_FAMILY_ENGINE_XL})*1)>0,{_FAMILY_ENGINE_XL},{_FAMILY_XL}))",
+    kind="text",
+)
+def efficiency_key(
+    keys__eff: Array, gpu: Array, compute_dtype: Array, engine: Array, gpu__family: Array
+) -> Array:
+    """Row of the efficiency table that applies, the most specific that exists: this GPU,
+    precision and engine (a calibration on your own load test), else the GPU family, precision
+    and engine, else the GPU family and precision."""
+    stack = lower(concat_text(gpu, "-", compute_dtype, "-", engine))
+    family_engine = lower(concat_text(gpu__family, "-", compute_dtype, "-", engine))
+    family = lower(concat_text(gpu__family, "-", compute_dtype))
+    return np.where(
+        has_key(stack, keys__eff),
+        stack,
+        np.where(has_key(family_engine, keys__eff), family_engine, family),
+    ).astype(object)
 
 
 @quantity(

@@ -10,6 +10,8 @@ Names a function parameter (and a ``{placeholder}`` in its template) may use:
 * ``raw_<column>``  a scenario input cell as the user wrote it (blank = NaN / "")
 * ``gpu__<field>``, ``model__<field>``  the catalog row of the scenario's GPU or model
 * ``eff__<field>``  the efficiency row for the scenario's ``efficiency_key``
+* ``keys__<prefix>``  every key of a lookup table (e.g. ``keys__eff``: the efficiency table's
+  keys), so a quantity can test whether a key exists before it is looked up
 * ``UPPER_SNAKE``   a global constant (units.CONSTANTS; a workbook defined name)
 * any earlier quantity's name
 
@@ -31,6 +33,7 @@ from reportgen.xlfuncs import PORTABLE_FUNCTIONS
 
 Kind = Literal["number", "text"]
 LOOKUP_PREFIXES = ("gpu__", "model__", "eff__")
+KEYS_PREFIX = "keys__"
 # The input that keys each lookup: a raw scenario column or a quantity.
 LOOKUP_KEYS = {"gpu": "raw_gpu", "model": "raw_model", "eff": "efficiency_key"}
 RAW_PREFIX = "raw_"
@@ -63,9 +66,11 @@ REGISTRY: dict[str, Quantity] = {}
 
 
 def input_kind(name: str) -> str:
-    """Classify an input name: 'raw', 'lookup', 'constant' or 'quantity'."""
+    """Classify an input name: 'raw', 'lookup', 'keys', 'constant' or 'quantity'."""
     if name.startswith(RAW_PREFIX):
         return "raw"
+    if name.startswith(KEYS_PREFIX):
+        return "keys"
     if name.startswith(LOOKUP_PREFIXES):
         return "lookup"
     if name.isupper():
@@ -101,6 +106,8 @@ def _check(name: str, params: tuple[str, ...], excel: str) -> None:
         kind = input_kind(param)
         if kind == "constant" and param not in CONSTANTS:
             raise ValueError(f"quantity {name!r} uses unknown constant {param}")
+        if kind == "keys" and param.removeprefix(KEYS_PREFIX) not in LOOKUP_KEYS:
+            raise ValueError(f"quantity {name!r} reads the keys of unknown table {param}")
 
 
 def quantity(

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from openpyxl.utils.cell import get_column_letter
 
 from reportgen.quantities import REGISTRY, Quantity, input_kind
-from reportgen.quantities.registry import RAW_PREFIX
+from reportgen.quantities.registry import KEYS_PREFIX, RAW_PREFIX
 
 SUMMARY = "Summary"
 SCENARIOS = "Scenarios"
@@ -108,6 +108,11 @@ class Layout:
         """The Scenarios column of an input."""
         return column_range(SCENARIOS, self.scenario_cols[column], FIRST_ROW, self.last_row)
 
+    def keys(self, prefix: str) -> str:
+        """The key column of the table of ``prefix``, e.g. Efficiency!$A$2:$A$13."""
+        last = FIRST_ROW + self.table_rows[prefix] - 1
+        return column_range(LOOKUP_SHEETS[prefix], "A", FIRST_ROW, last)
+
     def lookup(self, prefix: str, field: str, key: str) -> str:
         """INDEX/MATCH of ``field`` in the table of ``prefix``, keyed by the formula ``key``."""
         sheet = LOOKUP_SHEETS[prefix]
@@ -131,6 +136,8 @@ class Layout:
             if kind == "lookup":
                 prefix, field = name.split("__", 1)
                 return self.lookup(prefix, field, key(prefix))
+            if kind == "keys":
+                return self.keys(name.removeprefix(KEYS_PREFIX))
             if kind == "constant":
                 return name
             return f"{self.plan_cols[name]}{row}"
@@ -164,6 +171,8 @@ class Layout:
             if kind == "lookup":
                 prefix, field = name.split("__", 1)
                 return self.lookup(prefix, field, key(prefix))
+            if kind == "keys":
+                return self.keys(name.removeprefix(KEYS_PREFIX))
             if kind == "constant":
                 return name
             return in_plan(name)
