@@ -91,7 +91,7 @@ def lower(text: Array) -> Array:
     """LOWER(text), elementwise; each distinct text is lowered once."""
     unique, inverse = np.unique(np.asarray(text, dtype=str), return_inverse=True)
     lowered = np.array([t.lower() for t in unique.tolist()], dtype=object)
-    return lowered[inverse]  # type: ignore[no-any-return]
+    return lowered[inverse]
 
 
 def has_key(candidates: Array, keys: Array) -> Array:
@@ -100,7 +100,7 @@ def has_key(candidates: Array, keys: Array) -> Array:
     known = {str(k).lower() for k in np.asarray(keys, dtype=object).tolist()}
     unique, inverse = np.unique(np.asarray(candidates, dtype=str), return_inverse=True)
     found = np.array([u.lower() in known for u in unique.tolist()], dtype=bool)
-    return found[inverse]  # type: ignore[no-any-return]
+    return found[inverse]
 
 
 def choose(conditions: Sequence[Array], labels: Sequence[str], default: str) -> Array:
