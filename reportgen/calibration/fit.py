@@ -122,13 +122,18 @@ class GroupFit:
 
 
 def fit_group(bench: Bench, key: str, constants: Constants | None = None,
-              pin: Pin | None = None) -> GroupFit:
-    """Fit the group parameters of efficiency row ``key`` to ``bench`` (all of whose rows use
-    that row); the shared parameter stays as the table has it."""
+              pin: Pin | None = None, names: Sequence[str] = GROUP_PARAMETERS,
+              anchor: float = 0.0) -> GroupFit:
+    """Fit the parameters ``names`` (default: the group parameters) of efficiency row ``key``
+    to ``bench`` (all of whose rows use that row); the others stay as the table has them.
+
+    ``anchor`` > 0 adds ``anchor`` × the mean |log(value / starting value)| to the loss: a
+    parameter the measurements do not determine then stays where it started instead of
+    drifting along a flat valley (the load-test fit starts from the shipped row)."""
     table = bench.tables.efficiency
     measured = bench.measurements["measured"].to_numpy(dtype=float)
     weights = kind_weights(bench.measurements)
-    names = GROUP_PARAMETERS
+    start = table.loc[key, list(names)].to_numpy(dtype=np.float64)
 
     def with_params(params: FloatArray) -> Bench:
         new = table.copy()
@@ -136,10 +141,11 @@ def fit_group(bench: Bench, key: str, constants: Constants | None = None,
         return bench.with_efficiency(new)
 
     def loss(x: FloatArray) -> float:
-        predicted = predict(with_params(_to_params(x, names)), constants, pin)
-        return log_loss(predicted, measured, weights)
+        params = _to_params(x, names)
+        predicted = predict(with_params(params), constants, pin)
+        drift = float(np.mean(np.abs(np.log(params / start)))) if anchor else 0.0
+        return log_loss(predicted, measured, weights) + anchor * drift
 
-    start = table.loc[key, list(names)].to_numpy(dtype=np.float64)
     best = nelder_mead(loss, _to_unbounded(start, names))
     best = nelder_mead(loss, best, step=0.2)  # a restart: Nelder–Mead can stall
     params = _to_params(best, names)

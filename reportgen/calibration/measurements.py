@@ -28,7 +28,8 @@ from reportgen.catalog import (
 
 MEASUREMENTS_FILE = DATA_DIR / "measurements_public.csv"
 
-KINDS = ("offline_throughput", "static_throughput", "ttft_batch1", "decode_batch1")
+KINDS = ("offline_throughput", "static_throughput", "ttft_batch1", "decode_batch1",
+         "serving_throughput", "serving_ttft", "serving_tpot")
 THROUGHPUT_KINDS = ("offline_throughput", "static_throughput")
 FIT_KINDS = ("offline_throughput", "ttft_batch1", "decode_batch1")
 BATCH1_KINDS = ("ttft_batch1", "decode_batch1")
@@ -37,7 +38,13 @@ UNITS = {
     "static_throughput": "output tokens/s/GPU",
     "ttft_batch1": "ms",
     "decode_batch1": "tokens/s",
+    "serving_throughput": "output tokens/s/GPU",
+    "serving_ttft": "ms",
+    "serving_tpot": "ms",
 }
+# A load test's run at a measured number of requests in flight (the batch): its throughput, mean
+# first-token latency and mean time per output token (calibration/serving.py).
+SERVING_KINDS = ("serving_throughput", "serving_ttft", "serving_tpot")
 MEASUREMENT_COLUMNS = (
     "row_id", "kind", "source", "framework", "framework_version", "model", "gpu", "tp",
     "weight_dtype", "kv_dtype", "input_tokens", "output_tokens", "batch", "max_batch",

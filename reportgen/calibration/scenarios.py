@@ -13,6 +13,7 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from reportgen import schema
 from reportgen.catalog import Catalogs, load_catalogs
 from reportgen.engine import Tables, estimate
 from reportgen.readers import RawTable
@@ -82,6 +83,14 @@ def _widen_context(catalogs: Catalogs, measurements: pd.DataFrame) -> Catalogs:
     return catalogs
 
 
+def engine_of(framework: str) -> str:
+    """The engine whose KV budget a measurement's framework follows: the framework itself when
+    it names an engine (load tests), TensorRT-LLM for its benchmarks, else vLLM."""
+    if framework.lower() in schema.BY_NAME["engine"].choices:
+        return framework.lower()
+    return "tensorrt-llm" if framework.startswith("TensorRT") else "vllm"
+
+
 def build_bench(measurements: pd.DataFrame, catalogs: Catalogs | None = None,
                 efficiency: pd.DataFrame | None = None) -> Bench:
     """A validated scenario per measurement: the benchmark's model, GPU, TP, precisions, lengths
@@ -93,7 +102,7 @@ def build_bench(measurements: pd.DataFrame, catalogs: Catalogs | None = None,
     catalogs = _widen_context(catalogs or load_catalogs(), measurements)
     rows: list[tuple[int, list[object]]] = []
     for n, m in enumerate(measurements.to_dict(orient="records"), start=2):
-        engine = "tensorrt-llm" if str(m["framework"]).startswith("TensorRT") else "vllm"
+        engine = engine_of(str(m["framework"]))
         cells = [
             f"r{m['row_id']}", m["model"], m["gpu"], 1, m["input_tokens"], m["output_tokens"],
             m["tp"], m["weight_dtype"], m["kv_dtype"], m["max_batch"], engine,
@@ -112,9 +121,20 @@ def _estimate(scenarios: pd.DataFrame, tables: Tables, constants: Constants | No
     return estimate(scenarios, tables, constants, {**overrides, **pin(results)})
 
 
+def serving_throughput(results: pd.DataFrame) -> FloatArray:
+    """Output tokens/s per GPU of an instance holding ``batch`` requests in flight: Little's law
+    over the mean request latency as load-test tools measure it, TTFT + (output − 1) × TPOT."""
+    def col(name: str) -> FloatArray:
+        return results[name].to_numpy(dtype=np.float64)
+
+    latency_s = (col("ttft_ms") + (col("avg_output_tokens") - 1) * col("tpot_ms")) / 1000
+    return np.asarray(col("batch") * col("avg_output_tokens") / (latency_s * col("tp")),
+                      dtype=np.float64)
+
+
 def _figure(kind: npt.NDArray[Any], results: pd.DataFrame) -> FloatArray:
     """The engine's figure for rows at a stated batch, in each measurement kind's unit."""
-    return np.asarray(np.where(
+    figure = np.asarray(np.where(
         kind == "ttft_batch1",
         results["prefill_ms"].to_numpy(dtype=float),
         np.where(
@@ -123,6 +143,13 @@ def _figure(kind: npt.NDArray[Any], results: pd.DataFrame) -> FloatArray:
             results["output_tokens_per_s_per_gpu"].to_numpy(dtype=float),
         ),
     ), dtype=np.float64)
+    for name, quantity in (("serving_ttft", "ttft_ms"), ("serving_tpot", "tpot_ms")):
+        rows = kind == name
+        figure[rows] = results[quantity].to_numpy(dtype=float)[rows]
+    rows = kind == "serving_throughput"
+    if rows.any():
+        figure[rows] = serving_throughput(results)[rows]
+    return figure
 
 
 def predict(bench: Bench, constants: Constants | None = None, pin: Pin | None = None
