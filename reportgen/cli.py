@@ -75,15 +75,18 @@ def app() -> None:
 @click.option("--title", default="", help="Plan or organisation name for the cover.")
 @click.option("--format", "formats", multiple=True, type=click.Choice(["csv", "xlsx", "pdf"]),
               help="Outputs to write (repeatable; default: all).")
+@click.option("--efficiency", "efficiency", type=click.Path(path_type=Path),
+              help="Your efficiency rows (CSV/XLSX, e.g. from `reportgen calibrate`).")
 @click.option("--debug", is_flag=True, help="Show tracebacks.")
 def build(input_path: Path | None, out_dir: Path, title: str, formats: tuple[str, ...],
-          debug: bool) -> None:
+          efficiency: Path | None, debug: bool) -> None:
     """Build the results CSV, workbook and PDF from INPUT (default inputs/scenarios.csv)."""
     from reportgen.pipeline import FORMATS, BuildOptions
     from reportgen.pipeline import build as run_build
     from reportgen.terminal import progress_reporter, summary_table
 
-    options = BuildOptions(input_path or DEFAULT_INPUT, out_dir, title, formats or FORMATS)
+    options = BuildOptions(input_path or DEFAULT_INPUT, out_dir, title, formats or FORMATS,
+                           efficiency=efficiency)
 
     def action() -> None:
         with progress_reporter() as step:
@@ -97,15 +100,18 @@ def build(input_path: Path | None, out_dir: Path, title: str, formats: tuple[str
 @app.command()
 @click.argument("input_path", metavar="INPUT", type=click.Path(path_type=Path))
 @click.option("--json", "as_json", is_flag=True, help="JSON instead of CSV.")
+@click.option("--efficiency", "efficiency", type=click.Path(path_type=Path),
+              help="Your efficiency rows (CSV/XLSX, e.g. from `reportgen calibrate`).")
 @click.option("--debug", is_flag=True, help="Show tracebacks.")
-def estimate(input_path: Path, as_json: bool, debug: bool) -> None:
+def estimate(input_path: Path, as_json: bool, efficiency: Path | None, debug: bool) -> None:
     """Estimate INPUT and print the results (CSV, or JSON with --json) to stdout."""
-    from reportgen.pipeline import load, make_plan, results_json, write_results_csv
+    from reportgen.pipeline import load_with_efficiency, make_plan, results_json, write_results_csv
 
     def action() -> None:
-        checked = load(input_path)
-        plan = make_plan(checked, input_path.name)
+        checked, calibration = load_with_efficiency(input_path, efficiency)
+        plan = make_plan(checked, input_path.name, calibration=calibration)
         _warn(checked.warnings)
+        _warn(plan.calibration.warnings() if plan.calibration is not None else ())
         if as_json:
             click.echo(results_json(plan.results))
         else:
@@ -125,6 +131,54 @@ def validate(input_path: Path, debug: bool) -> None:
         checked = load(input_path)
         _warn(checked.warnings)
         click.echo(f"{input_path}: {len(checked.scenarios)} scenarios, no problems.")
+
+    _guarded(debug, action)
+
+
+_STACK_FLAGS = (
+    ("model", str, "Model served (catalog name, Hugging Face id or config.json)."),
+    ("gpu", str, "GPU the load test ran on (e.g. H100)."),
+    ("tp", int, "Tensor parallelism per replica."),
+    ("weight-dtype", str, "Weight precision (bf16, fp8, ...)."),
+    ("kv-dtype", str, "KV-cache precision (default bf16)."),
+    ("engine", str, "Serving engine (vllm, sglang, tensorrt-llm)."),
+    ("engine-version", str, "The engine's version, e.g. 0.11.0."),
+    ("instances", int, "Replicas behind the tested endpoint (default 1)."),
+    ("max-batch", int, "The engine's cap on running sequences (vLLM --max-num-seqs)."),
+    ("date", str, "Date of the load test, YYYY-MM-DD (default: from the file)."),
+)
+
+
+def _stack_options(fn: Callable[..., None]) -> Callable[..., None]:
+    for name, kind, text in reversed(_STACK_FLAGS):
+        fn = click.option(f"--{name}", name.replace("-", "_"), type=kind, help=text)(fn)
+    return fn
+
+
+@app.command()
+@click.argument("results", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--out", default=Path("outputs/efficiency.csv"), show_default=True,
+              type=click.Path(path_type=Path, dir_okay=False),
+              help="Efficiency file to write (.csv, runs in NAME-runs.csv; or .xlsx).")
+@click.option("--stack", "stack_file", type=click.Path(path_type=Path),
+              help="CSV/XLSX with what the result files do not say (columns file, gpu, tp, ...).")
+@_stack_options
+@click.option("--debug", is_flag=True, help="Show tracebacks.")
+def calibrate(results: tuple[Path, ...], out: Path, stack_file: Path | None, debug: bool,
+              **stack: object) -> None:
+    """Fit the efficiencies of your serving stack on load-test RESULTS (vllm bench serve,
+    SGLang bench_serving, GuideLLM, genai-perf, AIPerf or llmperf files)."""
+    from reportgen.pipeline import CalibrateOptions
+    from reportgen.pipeline import calibrate as run_calibrate
+    from reportgen.terminal import calibration_table, progress_reporter
+
+    facts = {k: str(v) for k, v in stack.items() if v is not None}
+    options = CalibrateOptions(results, out, stack_file, facts)
+
+    def action() -> None:
+        with progress_reporter() as step:
+            result = run_calibrate(options, step)
+        calibration_table(result)
 
     _guarded(debug, action)
 

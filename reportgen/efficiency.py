@@ -15,6 +15,9 @@ NUMERIC = (
     "mfu_prefill", "mfu_decode", "mbu", "step_overhead_ms",
     "throughput_ratio_p10", "throughput_ratio_p90",
 )
+# Text a row calibrated on your load test carries for the plan's notes (reportgen calibrate);
+# blank on the shipped rows.
+NOTE = "calibration_note"
 
 
 @functools.cache
@@ -32,4 +35,6 @@ def load_efficiency() -> pd.DataFrame:
             raise CatalogError(f"{EFFICIENCY_FILE.name}: {column} must be > 0 for {bad}")
     if frame.index.duplicated().any():
         raise CatalogError(f"{EFFICIENCY_FILE.name}: duplicate keys")
+    if NOTE not in frame.columns:
+        frame[NOTE] = ""
     return frame

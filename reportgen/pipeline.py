@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 import numpy as np
 import pandas as pd
@@ -20,6 +20,10 @@ from reportgen.outputs import staged_outputs
 from reportgen.plan import Plan, Provenance
 from reportgen.readers import read_table
 from reportgen.validate import ValidatedInput, validate
+
+if TYPE_CHECKING:
+    from reportgen.calibration.loadtest_fit import StackFit
+    from reportgen.calibration.user_rows import UserCalibration
 
 FORMATS = ("csv", "xlsx", "pdf")
 MAX_WORKBOOK_SCENARIOS = 2_000  # ~90 live formulas per scenario; ~40 s to write at this size
@@ -35,6 +39,7 @@ class BuildOptions:
     title: str = ""
     formats: tuple[str, ...] = FORMATS
     generated: dt.date | None = None  # default: today
+    efficiency: Path | None = None  # your efficiency rows (reportgen calibrate writes them)
 
 
 @dataclass(frozen=True)
@@ -51,10 +56,40 @@ def load(path: Path) -> ValidatedInput:
     return validate(read_table(path), base_dir=path.parent)
 
 
+def load_with_efficiency(path: Path, efficiency: Path | None = None
+                         ) -> tuple[ValidatedInput, UserCalibration | None]:
+    """Read and validate a scenario file, and join your efficiency rows to the shipped table:
+    those of ``efficiency`` (CSV or XLSX), else those of the scenario workbook's Efficiency
+    sheet, if any."""
+    from reportgen.calibration.efficiency_file import (
+        UserEfficiency,
+        read_efficiency,
+        scenario_workbook_efficiency,
+    )
+    from reportgen.calibration.user_rows import apply
+    from reportgen.catalog import load_catalogs
+
+    checked = load(path)
+    catalogs = load_catalogs()
+    user: UserEfficiency | None = None
+    if efficiency is not None:
+        user = read_efficiency(efficiency, catalogs)
+    elif path.suffix.lower() in (".xlsx", ".xlsm"):
+        user = scenario_workbook_efficiency(path, catalogs)
+    if user is None:
+        return checked, None
+    return apply(checked, user, catalogs)
+
+
 def make_plan(checked: ValidatedInput, input_name: str, title: str = "",
-              generated: dt.date | None = None) -> Plan:
+              generated: dt.date | None = None,
+              calibration: UserCalibration | None = None) -> Plan:
     """Estimate a validated input and stamp it with its provenance."""
     results = estimate(checked.scenarios, checked.tables)
+    if calibration is not None:
+        from reportgen.calibration.user_rows import mark_used
+
+        calibration = mark_used(calibration, results)
     provenance = Provenance(
         title=title or "GPU capacity and budget plan",
         input_name=input_name,
@@ -62,7 +97,7 @@ def make_plan(checked: ValidatedInput, input_name: str, title: str = "",
         generated=generated or dt.date.today(),
         version=__version__,
     )
-    return Plan(checked.scenarios, checked.tables, results, provenance)
+    return Plan(checked.scenarios, checked.tables, results, provenance, calibration)
 
 
 def write_results_csv(results: pd.DataFrame, path: Path | TextIO) -> None:
@@ -92,9 +127,10 @@ def build(options: BuildOptions, progress: Callable[[str], None] | None = None) 
     """Build every requested output; nothing is written unless everything succeeds."""
     step = progress or (lambda _: None)
     step("reading and validating")
-    checked = load(options.input_path)
+    checked, calibration = load_with_efficiency(options.input_path, options.efficiency)
     _check_size(checked, options.input_path.name, options.formats)
-    plan = make_plan(checked, options.input_path.name, options.title, options.generated)
+    plan = make_plan(checked, options.input_path.name, options.title, options.generated,
+                     calibration)
     stem = options.input_path.stem
     outputs: list[Path] = []
     with staged_outputs(options.out_dir) as stage:
@@ -117,4 +153,68 @@ def build(options: BuildOptions, progress: Callable[[str], None] | None = None) 
             path = options.out_dir / f"{stem}.pdf"
             stage(path, lambda p: write_pdf(plan, p))
             outputs.append(path)
-    return BuildResult(plan, tuple(outputs), checked.warnings)
+    notes = plan.calibration.warnings() if plan.calibration is not None else ()
+    return BuildResult(plan, tuple(outputs), (*checked.warnings, *notes))
+
+
+# --- calibration on your load test ------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CalibrateOptions:
+    """What `reportgen calibrate` was asked to do."""
+
+    results: tuple[Path, ...]
+    out: Path  # .csv (the runs go to NAME-runs.csv beside it) or .xlsx
+    stack_file: Path | None = None
+    stack: Mapping[str, str] = field(default_factory=dict)  # facts given as flags
+    today: dt.date | None = None  # the calibration's date (default: today)
+
+
+@dataclass(frozen=True)
+class CalibrateResult:
+    """What a calibration produced."""
+
+    fits: tuple[StackFit, ...]
+    outputs: tuple[Path, ...]
+
+
+def calibrate(options: CalibrateOptions, progress: Callable[[str], None] | None = None
+              ) -> CalibrateResult:
+    """Read the load-test results, fit every stack among them, write the efficiency file (and
+    its runs); nothing is written unless everything succeeds."""
+    from reportgen.calibration import efficiency_file as files
+    from reportgen.calibration.loadtest_fit import fit_stacks
+    from reportgen.calibration.stack import read_stack_file, resolve
+    from reportgen.catalog import load_catalogs
+    from reportgen.efficiency import load_efficiency
+    from reportgen.loadtest import read_results
+
+    step = progress or (lambda _: None)
+    suffix = options.out.suffix.lower()
+    if suffix not in (".csv", ".xlsx"):
+        raise InputError(f"--out {options.out}: expected a .csv or .xlsx file name.")
+    runs_file = files.runs_path(options.out)
+    inputs = [*options.results, *([options.stack_file] if options.stack_file else [])]
+    for target in (options.out, runs_file) if suffix == ".csv" else (options.out,):
+        if any(target.resolve() == p.resolve() for p in inputs):
+            raise InputError(f"--out {options.out} would overwrite {target}, which is one of "
+                             "the inputs; choose another name.")
+    step("reading the load-test results")
+    runs = read_results(options.results)
+    rows = read_stack_file(options.stack_file) if options.stack_file else {}
+    stacks, catalogs = resolve(runs, options.stack, rows, load_catalogs())
+    step("fitting the efficiencies")
+    shipped = load_efficiency()
+    fits = fit_stacks(runs, stacks, catalogs, shipped)
+    table = files.efficiency_rows(fits, shipped, options.today)
+    run_table = pd.concat([f.runs for f in fits], ignore_index=True)
+    with staged_outputs(options.out.parent) as stage:
+        if suffix == ".csv":
+            stage(runs_file, lambda p: files.write_csv(run_table, p))
+            stage(options.out, lambda p: files.write_csv(table, p))
+            outputs: tuple[Path, ...] = (options.out, runs_file)
+        else:
+            stage(options.out, lambda p: files.write_xlsx(table, run_table, p))
+            outputs = (options.out,)
+    return CalibrateResult(tuple(fits), outputs)

@@ -5,10 +5,14 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
 from reportgen.engine import Tables
+
+if TYPE_CHECKING:
+    from reportgen.calibration.user_rows import UserCalibration
 
 
 @dataclass(frozen=True)
@@ -36,3 +40,4 @@ class Plan:
     tables: Tables
     results: pd.DataFrame
     provenance: Provenance
+    calibration: UserCalibration | None = None  # your efficiency rows, when a file gave some

@@ -5,13 +5,14 @@ from __future__ import annotations
 import contextlib
 import sys
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 from rich.console import Console
 from rich.table import Table
 
 from reportgen import schema
 from reportgen.formats import format_value
-from reportgen.pipeline import BuildResult
+from reportgen.pipeline import BuildResult, CalibrateResult
 
 
 def _console() -> Console:
@@ -113,3 +114,43 @@ def catalog_table(kind: str) -> None:
         table.add_row(str(key), *(format_value(row[f], u) for f, u in fields),
                       str(row["source"])[:60])
     _console().print(table)
+
+
+def calibration_table(result: CalibrateResult) -> None:
+    """Per calibrated stack: every run measured against predicted, the fitted efficiencies
+    against the shipped ones, then the files written."""
+    from reportgen.calibration.loadtest_fit import PARAMETERS
+
+    console = _console()
+    units = {"mfu_prefill": "fraction", "mfu_decode": "fraction", "mbu": "fraction",
+             "step_overhead_ms": "ms"}
+    for fit in result.fits:
+        runs = Table(title=f"{fit.key}: {fit.n_runs} runs, median error {fit.mdape_pct:.1f} % "
+                     f"(with the shipped {fit.replaces}: {fit.shipped_mdape_pct:.1f} %)")
+        for header in ("run", "load", "in flight", "tok/s/GPU measured", "predicted",
+                       "TTFT ms measured", "predicted", "TPOT ms measured", "predicted"):
+            runs.add_column(header, justify="left" if header in ("run", "load") else "right")
+        for _, r in fit.runs.iterrows():
+            queued = " (queued)" if r["queued"] else ""
+            runs.add_row(
+                f"{Path(str(r['file'])).name} {r['run']}", str(r["load"]) + queued,
+                f"{r['requests_in_flight']:,.1f}",
+                *(format_value(r[c], u) for c, u in (
+                    ("measured_tokens_per_s_per_gpu", "tokens/s/GPU"),
+                    ("predicted_tokens_per_s_per_gpu", "tokens/s/GPU"),
+                    ("measured_ttft_ms", "ms"), ("predicted_ttft_ms", "ms"),
+                    ("measured_tpot_ms", "ms"), ("predicted_tpot_ms", "ms"))),
+            )
+        console.print(runs)
+        values = Table(title=f"{fit.key} efficiencies (band {fit.band[0]:.2f}–{fit.band[1]:.2f}×:"
+                       f" {fit.band_source})")
+        for header in ("efficiency", "yours", f"shipped ({fit.replaces})", "from"):
+            values.add_column(header, justify="left" if header in ("efficiency", "from")
+                              else "right")
+        for name in PARAMETERS:
+            values.add_row(name, format_value(fit.fitted[name], units[name]),
+                           format_value(fit.shipped[name], units[name]),
+                           "your runs" if fit.determined[name] else "shipped (not exercised)")
+        console.print(values)
+    for path in result.outputs:
+        console.print(f"wrote {path}")

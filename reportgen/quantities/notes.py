@@ -35,9 +35,13 @@ _NOTES = (
 )
 
 
+# A row calibrated on your load test says so, with its date, runs and error (efficiency file).
+_LOADTEST_XL = 'IF({eff__calibrated}="load test",{eff__calibration_note}&" ","")'
+
+
 def _template() -> str:
     parts = [f'IF({cond},"{text} ","")' for cond, text in _NOTES]
-    return "TRIM(" + "&".join(parts) + ")"
+    return "TRIM(" + "&".join([*parts, _LOADTEST_XL]) + ")"
 
 
 @quantity("text", _template(), kind="text")
@@ -48,6 +52,7 @@ def notes(
     weight_dtype: Array,
     compute_dtype: Array,
     eff__calibrated: Array,
+    eff__calibration_note: Array,
 ) -> Array:
     """What a reader should know about the row, in sentences."""
     no_tpot = np.isnan(raw_tpot_slo_ms)
@@ -66,4 +71,13 @@ def notes(
         weight_only,
         eff__calibrated == "no",
     )
-    return sentences(conditions, [text for _, text in _NOTES])
+    static = sentences(conditions, [text for _, text in _NOTES])
+    loadtest = eff__calibrated == "load test"
+    if not loadtest.any():
+        return static
+    joined = [" ".join(f"{s} {n}".split()) for s, n in zip(static[loadtest],
+                                                         eff__calibration_note[loadtest],
+                                                         strict=True)]
+    out = static.copy()
+    out[loadtest] = joined
+    return out
