@@ -217,3 +217,53 @@ def _draw_gain(spec: GainSpec) -> Any:
 def gain_curves(spec: GainSpec) -> str:
     """The roofline's batching gain beside the tutorial's 2B/(B+1)."""
     return _render(_draw_gain, spec)
+
+
+@dataclass(frozen=True)
+class AgreementSpec:
+    """Measured against predicted, one panel per figure: (measured, predicted with your
+    calibration, predicted with the shipped row) per run, and each panel's axis label."""
+
+    panels: tuple[tuple[tuple[float, ...], tuple[float, ...], tuple[float, ...]], ...]
+    labels: tuple[str, ...]
+
+
+def _log_ticks(ax: Any, low: float, high: float) -> None:
+    """1-2-5 ticks on a narrow log range, decades on a wide one; plain numbers."""
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter, NullLocator
+
+    subs = (1.0, 2.0, 5.0) if high / low < 30 else (1.0,)
+    for axis in (ax.xaxis, ax.yaxis):
+        axis.set_major_locator(LogLocator(base=10, subs=subs))
+        axis.set_minor_locator(NullLocator())
+        axis.set_minor_formatter(NullFormatter())
+        axis.set_major_formatter(FuncFormatter(
+            lambda v, _pos: f"{v:,.0f}" if v >= 1 else f"{v:g}"))
+
+
+def _draw_agreement(spec: AgreementSpec) -> Any:
+    fig, axes = _figure(6.7, 2.3, ncols=len(spec.panels))
+    axes = list(axes) if len(spec.panels) > 1 else [axes]
+    fig.subplots_adjust(left=0.09, right=0.99, bottom=0.19, top=0.97, wspace=0.42)
+    for ax, (measured, yours, shipped), label in zip(axes, spec.panels, spec.labels,
+                                                     strict=True):
+        values = [v for v in (*measured, *yours, *shipped) if v > 0]
+        low, high = min(values) / 1.25, max(values) * 1.25
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.plot([low, high], [low, high], color=COLOURS["tutorial"], linestyle="--",
+                linewidth=0.9)
+        ax.plot(measured, shipped, "o", markerfacecolor="none", color=COLOURS["tutorial"],
+                markersize=4.2, markeredgewidth=0.9)
+        ax.plot(measured, yours, "o", color=COLOURS["line"], markersize=3.6)
+        ax.set_xlim(low, high)
+        ax.set_ylim(low, high)
+        _log_ticks(ax, low, high)
+        ax.set_xlabel(f"measured {label}", labelpad=1)
+        ax.set_ylabel(f"predicted {label}", labelpad=1)
+    return fig
+
+
+def agreement(spec: AgreementSpec) -> str:
+    """Measured against predicted per run: your calibration beside the shipped row."""
+    return _render(_draw_agreement, spec)

@@ -21,6 +21,7 @@ from reportgen import schema
 from reportgen.engine import RESULT_COLUMNS
 from reportgen.plan import Plan
 from reportgen.render import layout as lay
+from reportgen.render.calibration_sheet import write_calibration
 from reportgen.render.curve_sheet import write_curve
 from reportgen.render.input_sheets import (
     table_fields,
@@ -61,6 +62,7 @@ def build_workbook(plan: Plan) -> tuple[Workbook, dict[str, dict[str, CachedValu
     write_assumptions(sheets[lay.ASSUMPTIONS], wb)
     for prefix, frame in frames.items():
         write_table(sheets[lay.LOOKUP_SHEETS[prefix]], frame, str(frame.index.name or "name"))
+    write_calibration(sheets[lay.EFFICIENCY], plan)
     write_method(sheets[lay.METHOD])
     wb.active = 0
     wb.properties.title = plan.provenance.title

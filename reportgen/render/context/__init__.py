@@ -23,6 +23,7 @@ from reportgen import schema
 from reportgen.plan import Plan
 from reportgen.render.context import scenario, tutorial
 from reportgen.render.context.assumptions import assumptions
+from reportgen.render.context.calibration import calibration
 from reportgen.render.context.common import BOTTLENECK_LABELS, is_tutorial
 from reportgen.render.context.method import formulas, pitfalls
 from reportgen.render.context.models import (
@@ -118,4 +119,5 @@ def build(plan: Plan) -> Report:
         assumptions=assumptions(plan, rows),
         formulas=formulas(),
         pitfalls=pitfalls(rows),
+        calibration=calibration(plan),
     )

@@ -93,6 +93,14 @@ def blank(value: Any) -> bool:
     return value is None or (isinstance(value, float) and math.isnan(value)) or value == ""
 
 
+CALIBRATED = {"yes": "calibrated", "load test": "calibrated on your load test"}
+
+
+def calibration_of(plan: Plan, key: str) -> str:
+    """How an efficiency row was calibrated, in words ("" for an uncalibrated prior)."""
+    return CALIBRATED.get(str(plan.tables.efficiency.loc[key, "calibrated"]).lower(), "")
+
+
 def is_counted(row: Row) -> bool:
     """The row is in the plan's totals."""
     return as_float(row, "in_plan_total") == 1

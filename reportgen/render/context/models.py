@@ -248,6 +248,28 @@ class Pitfall:
 
 
 @dataclass(frozen=True)
+class CalibratedStack:
+    """One of your efficiency rows on the calibration page."""
+
+    key: str
+    replaces: str
+    headline: str
+    values: Table  # your efficiencies against the shipped row
+    runs: Table | None  # every run measured against predicted (None: runs not found)
+    chart: str | None
+    notes: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class CalibrationPage:
+    """The calibration page: only when a scenario uses a row of your efficiency file."""
+
+    intro: str
+    stacks: tuple[CalibratedStack, ...]
+    legend: tuple[LegendEntry, ...]
+
+
+@dataclass(frozen=True)
 class Report:
     """The whole report."""
 
@@ -263,3 +285,4 @@ class Report:
     assumptions: tuple[Table, ...]
     formulas: tuple[FormulaGroup, ...]
     pitfalls: tuple[Pitfall, ...]
+    calibration: CalibrationPage | None = None

@@ -14,6 +14,7 @@ from reportgen.render.context.common import (
     Row,
     blank,
     bottleneck_label,
+    calibration_of,
     cell,
     fmt,
     fmt_value,
@@ -65,8 +66,7 @@ def _slo_text(raw: Any) -> str:
 
 
 def _inputs(plan: Plan, row: Row) -> tuple[Item, ...]:
-    eff = plan.tables.efficiency.loc[str(row["efficiency_key"])]
-    calibrated = "calibrated" if str(eff["calibrated"]) == "yes" else "uncalibrated prior"
+    calibrated = calibration_of(plan, str(row["efficiency_key"])) or "uncalibrated prior"
     tp_note = _default(row["raw_tp"], "tutorial: always 1" if is_tutorial(row) else "auto")
     price_from = "scenario" if not blank(row["raw_gpu_hour_price"]) else "catalog"
 

@@ -8,9 +8,11 @@ from collections.abc import Mapping, Sequence
 from reportgen.plan import Plan
 from reportgen.render.context.bottleneck import size_sentence
 from reportgen.render.context.common import (
+    CALIBRATED,
     Row,
     blank,
     bottleneck_label,
+    calibration_of,
     cell,
     fmt,
     fmt_value,
@@ -141,17 +143,19 @@ def _band_sentence(plan: Plan, counted: Sequence[Row]) -> str:
         f"{fmt_value(float(cell(eff, k, 'throughput_ratio_p90')), '×', with_unit=False)} for {k}"
         for k in keys
     )
+    yours = [k for k in keys if calibration_of(plan, k) == CALIBRATED["load test"]]
+    fitted_on = ("on the public benchmarks and your load test (for "
+                 f"{', '.join(yours)}) the efficiencies were fitted to" if yours else
+                 "on the public load tests the efficiencies were fitted to")
     return (
-        "The range comes from the calibration: on the public load tests the efficiencies "
-        "were fitted to, measured ÷ predicted throughput lay between its 10th and 90th "
-        f"percentiles ({spreads}); a fleet sized for those throughputs needs the low and "
-        "high GPU counts above."
+        f"The range comes from the calibration: {fitted_on}, measured ÷ predicted throughput "
+        f"lay between its 10th and 90th percentiles ({spreads}); a fleet sized for those "
+        "throughputs needs the low and high GPU counts above."
     )
 
 
 def _calibration_sentence(plan: Plan, counted: Sequence[Row]) -> str:
-    eff = plan.tables.efficiency
-    uncal = [r for r in counted if str(eff.loc[str(r["efficiency_key"]), "calibrated"]) != "yes"]
+    uncal = [r for r in counted if not calibration_of(plan, str(r["efficiency_key"]))]
     if not uncal:
         return "Every planned scenario uses calibrated efficiencies."
     if len(uncal) == len(counted):
