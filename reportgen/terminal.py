@@ -122,8 +122,10 @@ def calibration_table(result: CalibrateResult) -> None:
     from reportgen.calibration.loadtest_fit import PARAMETERS
 
     console = _console()
-    units = {"mfu_prefill": "fraction", "mfu_decode": "fraction", "mbu": "fraction",
-             "step_overhead_ms": "ms"}
+
+    def shown(name: str, value: float) -> str:
+        return f"{value:.2f} ms" if name == "step_overhead_ms" else f"{value:.3f}"
+
     for fit in result.fits:
         runs = Table(title=f"{fit.key}: {fit.n_runs} runs, median error {fit.mdape_pct:.1f} % "
                      f"(with the shipped {fit.replaces}: {fit.shipped_mdape_pct:.1f} %)")
@@ -148,8 +150,7 @@ def calibration_table(result: CalibrateResult) -> None:
             values.add_column(header, justify="left" if header in ("efficiency", "from")
                               else "right")
         for name in PARAMETERS:
-            values.add_row(name, format_value(fit.fitted[name], units[name]),
-                           format_value(fit.shipped[name], units[name]),
+            values.add_row(name, shown(name, fit.fitted[name]), shown(name, fit.shipped[name]),
                            "your runs" if fit.determined[name] else "shipped (not exercised)")
         console.print(values)
     for path in result.outputs:

@@ -20,6 +20,12 @@ The package turns each row into a scenario and predicts the same figure with
 family and compute precision and cross-validates the fit (:mod:`.fit`), derives the shipped
 table with its error band (:mod:`.table`) and runs the physics ablations (:mod:`.ablations`). It
 prints nothing: ``benchmarks/accuracy.py`` is the printing front end.
+
+The same fit calibrates a user's own stack on their load test (``reportgen calibrate``): the
+runs' stack from flags, a stack file or the result files (:mod:`.stack`), each run as serving
+measurements at its requests in flight (:mod:`.serving`), the fit of the stack's row
+(:mod:`.loadtest_fit`), the efficiency file written and read back (:mod:`.efficiency_file`) and
+its rows in a plan (:mod:`.user_rows`).
 """
 
 from __future__ import annotations

@@ -30,8 +30,8 @@ EXPECTED = (
 
 # Files of the same tools that hold something else, and the file to give instead.
 _NEAR_MISSES: tuple[tuple[Callable[[Document], bool], str], ...] = (
-    (lambda d: d.kind == "jsonl" and all(isinstance(r, dict) and "metrics" in r
-                                         and "metadata" in r for r in d.records),
+    (lambda d: d.kind in ("json", "jsonl") and all(isinstance(r, dict) and "metrics" in r
+                                                   and "metadata" in r for r in d.records),
      "AIPerf's per-request log (profile_export.jsonl); give profile_export_aiperf.json from "
      "the same folder"),
     (lambda d: d.kind == "json" and isinstance(d.value, list) and bool(d.value)

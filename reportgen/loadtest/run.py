@@ -28,6 +28,10 @@ UNITS: dict[str, str] = {
     "tpot_mean_ms": "ms", "tpot_p99_ms": "ms", "e2e_mean_ms": "ms",
 }  # fmt: skip
 MAX_FAILED_SHARE = 0.1  # failed requests make throughput look low and latency high
+_PERCENTILES = {
+    "vLLM bench serve": "Rerun with --metric-percentiles including 99 (its default is 99).",
+    "vLLM benchmark_serving.py": "Rerun with --metric-percentiles including 99.",
+}
 
 
 @dataclass(frozen=True)
@@ -96,8 +100,9 @@ def check(run: Run) -> list[str]:
                         "expected at least 2 (TPOT is the time between output tokens). Rerun "
                         "with longer outputs.")
     if not math.isfinite(run.ttft_p99_ms):
+        how = _PERCENTILES.get(run.tool, "Rerun with the 99th percentile reported.")
         problems.append(f"{where}: no 99th percentile of TTFT; expected the p99 the tool "
-                        "writes by default. Rerun with the 99th percentile enabled.")
+                        f"writes by default. {how}")
     return problems
 
 
