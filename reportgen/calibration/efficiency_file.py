@@ -89,7 +89,8 @@ def efficiency_rows(fits: Sequence[StackFit], shipped: pd.DataFrame,
     for fit in fits:
         base = shipped.loc[fit.replaces]
         stack = fit.stack
-        engine = f"{stack.engine} {stack.engine_version}"
+        versions = ", ".join(dict.fromkeys(str(v) for v in fit.runs["engine_version"]))
+        engine = f"{stack.engine} {versions}"
         files = sorted(set(fit.runs["file"]))
         models = ", ".join(sorted(set(fit.runs["model"])))
         record = {
@@ -103,7 +104,7 @@ def efficiency_rows(fits: Sequence[StackFit], shipped: pd.DataFrame,
             "method": _METHOD, "date": (today or dt.date.today()).isoformat(),
             "source": "; ".join(Path(f).name for f in files),
             "gpu": stack.gpu, "engine": stack.engine,
-            "engine_version": ", ".join(sorted({v for v in [stack.engine_version] if v})),
+            "engine_version": versions,
             "tool": _tools(fit), "loadtest_date": _dates(fit), "n_runs": fit.n_runs,
             "replaces": fit.replaces, "determined": _determined(fit),
             "band_source": fit.band_source,
@@ -317,8 +318,18 @@ def _runs_frame(table: RawTable) -> pd.DataFrame:
     return frame
 
 
+def _check_file(path: Path) -> None:
+    """An efficiency file that is not there, or not a file, is named as such."""
+    if not path.exists():
+        raise EfficiencyFileError(str(path), ["no such file; give the efficiency file "
+                                              "`reportgen calibrate` wrote (CSV or XLSX)"])
+    if not path.is_file():
+        raise EfficiencyFileError(str(path), ["not a file; give the efficiency file itself"])
+
+
 def read_efficiency(path: Path, catalogs: Catalogs) -> UserEfficiency:
     """An efficiency file (CSV, or XLSX with an Efficiency sheet) and its runs, checked."""
+    _check_file(path)
     if path.suffix.lower() in (".xlsx", ".xlsm"):
         table = _read_sheet(path, EFFICIENCY_SHEET)
         if table is None:

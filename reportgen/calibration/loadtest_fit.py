@@ -59,7 +59,8 @@ class StackFit:
 
 
 RUN_TABLE_COLUMNS = (
-    "key", "file", "tool", "tool_version", "run", "model", "date", "load", "completed",
+    "key", "file", "tool", "tool_version", "engine_version", "run", "model", "date",
+    "date_source", "load", "completed",
     "failed", "mean_prompt_tokens", "mean_output_tokens", "requests_in_flight",
     "batch_per_replica", "queued", "measured_tokens_per_s_per_gpu",
     "predicted_tokens_per_s_per_gpu", "shipped_tokens_per_s_per_gpu", "measured_ttft_ms",
@@ -153,7 +154,8 @@ def _run_table(key: str, runs: Sequence[Run], stacks: Sequence[Stack],
         measured = measured_figures(run, stack)
         records.append({
             "key": key, "file": run.source, "tool": run.tool, "tool_version": run.tool_version,
-            "run": run.label, "model": stack.model, "date": stack.date, "load": run.load,
+            "engine_version": stack.engine_version, "run": run.label, "model": stack.model,
+            "date": stack.date, "date_source": stack.date_source, "load": run.load,
             "completed": run.completed, "failed": run.failed,
             "mean_prompt_tokens": run.mean_input_tokens,
             "mean_output_tokens": run.mean_output_tokens,

@@ -37,10 +37,11 @@ class UserCalibration:
                for k in self.replaced]
         unused = [k for k in self.keys if k not in self.used]
         if unused:
+            rows, verb = ("rows", "apply") if len(unused) > 1 else ("row", "applies")
             out.append(
-                f"{self.user.source}: row{'s' if len(unused) > 1 else ''} {', '.join(unused)} "
-                "apply to no scenario (a row <gpu>-<precision>-<engine> applies to scenarios on "
-                "that GPU, compute precision and engine); the shipped rows were used.")
+                f"{self.user.source}: {rows} {', '.join(unused)} {verb} to no scenario (a row "
+                "<gpu>-<precision>-<engine> applies to scenarios on that GPU, compute precision "
+                "and engine); the shipped rows were used.")
         return tuple(out)
 
 

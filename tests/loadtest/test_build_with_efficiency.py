@@ -64,7 +64,7 @@ def test_unused_rows_are_reported_not_applied(efficiency: Path, tmp_path: Path) 
     plan = make_plan(checked, path.name, calibration=calibration)
     assert plan.calibration is not None and plan.calibration.used == ()
     (warning,) = plan.calibration.warnings()
-    assert f"row {KEY} apply to no scenario" in warning
+    assert f"row {KEY} applies to no scenario" in warning
 
 
 def test_a_row_with_a_shipped_key_replaces_it(scenarios: Path, tmp_path: Path,
