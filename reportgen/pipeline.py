@@ -14,11 +14,15 @@ import numpy as np
 import pandas as pd
 
 from reportgen import __version__
+from reportgen.choose import as_typed, decide
+from reportgen.columns import OUTPUT_COLUMNS
 from reportgen.engine import estimate
 from reportgen.errors import InputError
+from reportgen.levers import with_levers
 from reportgen.outputs import staged_outputs
 from reportgen.plan import Plan, Provenance
 from reportgen.readers import read_table
+from reportgen.search import concrete, search
 from reportgen.validate import ValidatedInput, validate
 
 if TYPE_CHECKING:
@@ -26,6 +30,7 @@ if TYPE_CHECKING:
     from reportgen.calibration.user_rows import UserCalibration
 
 FORMATS = ("csv", "xlsx", "pdf")
+__all__ = ["OUTPUT_COLUMNS", "BuildOptions", "BuildResult", "build", "load", "make_plan"]
 MAX_WORKBOOK_SCENARIOS = 2_000  # ~90 live formulas per scenario; ~40 s to write at this size
 MAX_PDF_SCENARIOS = 200  # one section (about a page) per scenario
 
@@ -84,8 +89,14 @@ def load_with_efficiency(path: Path, efficiency: Path | None = None
 def make_plan(checked: ValidatedInput, input_name: str, title: str = "",
               generated: dt.date | None = None,
               calibration: UserCalibration | None = None) -> Plan:
-    """Estimate a validated input and stamp it with its provenance."""
-    results = estimate(checked.scenarios, checked.tables)
+    """Search each row's configurations, choose what is budgeted, and stamp the provenance."""
+    specs = pd.DataFrame(index=checked.scenarios.index) if checked.specs is None else checked.specs
+    found = search(checked.scenarios, specs, checked.tables)
+    best = found.best()
+    scenarios = concrete(checked.scenarios, best)
+    results = estimate(scenarios, checked.tables)
+    baseline = estimate(as_typed(checked.scenarios, specs, best), checked.tables)
+    results = pd.concat([results, decide(results, found, baseline)], axis=1)
     if calibration is not None:
         from reportgen.calibration.user_rows import mark_used
 
@@ -97,7 +108,8 @@ def make_plan(checked: ValidatedInput, input_name: str, title: str = "",
         generated=generated or dt.date.today(),
         version=__version__,
     )
-    return Plan(checked.scenarios, checked.tables, results, provenance, calibration)
+    return Plan(scenarios, checked.tables, results, provenance, typed=checked.scenarios,
+                specs=specs, search=found, calibration=calibration)
 
 
 def write_results_csv(results: pd.DataFrame, path: Path | TextIO) -> None:
@@ -131,6 +143,9 @@ def build(options: BuildOptions, progress: Callable[[str], None] | None = None) 
     _check_size(checked, options.input_path.name, options.formats)
     plan = make_plan(checked, options.input_path.name, options.title, options.generated,
                      calibration)
+    if {"xlsx", "pdf"} & set(options.formats):
+        step("weighing the levers of each plan row")
+        plan = with_levers(plan)
     stem = options.input_path.stem
     outputs: list[Path] = []
     with staged_outputs(options.out_dir) as stage:

@@ -58,6 +58,6 @@ def apply(checked: ValidatedInput, user: UserEfficiency, catalogs: Catalogs
 
 def mark_used(calibration: UserCalibration, results: pd.DataFrame) -> UserCalibration:
     """The calibration with the keys the plan's counted scenarios use."""
-    counted = results[results["in_plan_total"] == 1]
+    counted = results[results["counted"] == 1]
     keys = set(counted["efficiency_key"].astype(str))
     return dataclasses.replace(calibration, used=tuple(k for k in calibration.keys if k in keys))

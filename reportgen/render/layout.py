@@ -28,6 +28,7 @@ from reportgen.quantities.registry import KEYS_PREFIX, RAW_PREFIX
 SUMMARY = "Summary"
 SCENARIOS = "Scenarios"
 PLAN = "Plan"
+OPTIONS = "Options"
 CURVE = "Batch curve"
 ASSUMPTIONS = "Assumptions"
 GPUS = "GPUs"
@@ -35,13 +36,15 @@ MODELS = "Models"
 EFFICIENCY = "Efficiency"
 METHOD = "Method"
 SHEET_ORDER: tuple[str, ...] = (
-    SUMMARY, SCENARIOS, PLAN, CURVE, ASSUMPTIONS, GPUS, MODELS, EFFICIENCY, METHOD,
+    SUMMARY, SCENARIOS, PLAN, OPTIONS, CURVE, ASSUMPTIONS, GPUS, MODELS, EFFICIENCY, METHOD,
 )
 
 # Lookup prefix → (sheet holding the table, which name keys it).
 LOOKUP_SHEETS = {"gpu": GPUS, "model": MODELS, "eff": EFFICIENCY}
 
 FIRST_ROW = 2  # row 1 is the header on every table-like sheet
+# Plan columns planned_<input> hold what the search chose for a searched input of the row.
+PLANNED_PREFIX = "planned_"
 
 Resolver = Callable[[str], str]
 
@@ -121,18 +124,32 @@ class Layout:
         keys = column_range(sheet, "A", FIRST_ROW, last)
         return f"INDEX({values},{exact_position(key, keys)})"
 
-    def plan_resolver(self, row: int) -> Resolver:
-        """References for a formula on Plan row ``row``."""
+    def plan_resolver(self, row: int, planned: frozenset[str] = frozenset()) -> Resolver:
+        """References for a formula on Plan row ``row``; the inputs named in ``planned`` (the
+        columns the row searched) are read from the row's ``planned_<column>`` Plan cell, the
+        others from Scenarios."""
+        own = {c: self.plan_cols[PLANNED_PREFIX + c] for c in planned}
+        return self.row_resolver(row, row, own)
+
+    def row_resolver(self, row: int, source: int, own: Mapping[str, str]) -> Resolver:
+        """References for a registry formula on sheet row ``row`` of Plan or of a sheet laid out
+        like it (same column for every quantity): quantities are the row's own cells, inputs
+        named in ``own`` (input → column letter) the row's own input cells, every other input
+        the Scenarios cell of row ``source``."""
 
         def key(prefix: str) -> str:
             if prefix == "eff":
                 return f"${self.plan_cols['efficiency_key']}{row}"
-            return f"{sheet_ref(SCENARIOS)}${self.scenario_cols[prefix]}{row}"
+            if prefix in own:
+                return f"${own[prefix]}{row}"
+            return f"{sheet_ref(SCENARIOS)}${self.scenario_cols[prefix]}{source}"
 
         def resolve(name: str) -> str:
             kind = input_kind(name)
+            if kind == "raw" and name[len(RAW_PREFIX):] in own:
+                return f"{own[name[len(RAW_PREFIX):]]}{row}"
             if kind == "raw":
-                return f"{sheet_ref(SCENARIOS)}{self.scenario_cols[name[len(RAW_PREFIX):]]}{row}"
+                return f"{sheet_ref(SCENARIOS)}{self.scenario_cols[name[len(RAW_PREFIX):]]}{source}"
             if kind == "lookup":
                 prefix, field = name.split("__", 1)
                 return self.lookup(prefix, field, key(prefix))
@@ -165,9 +182,13 @@ class Layout:
                 return local[name]
             kind = input_kind(name)
             if kind == "raw":
+                column = name[len(RAW_PREFIX):]
                 keys = self.scenarios_range("scenario")
-                values = self.scenarios_range(name[len(RAW_PREFIX):])
-                return f"INDEX({values},{exact_position(selected, keys)})"
+                typed = f"INDEX({self.scenarios_range(column)},{exact_position(selected, keys)})"
+                if PLANNED_PREFIX + column not in self.plan_cols:
+                    return typed
+                planned = in_plan(PLANNED_PREFIX + column)
+                return f"IF(ISBLANK({planned}),{typed},{planned})"
             if kind == "lookup":
                 prefix, field = name.split("__", 1)
                 return self.lookup(prefix, field, key(prefix))

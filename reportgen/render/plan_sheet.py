@@ -1,18 +1,37 @@
-"""The Plan sheet: one row per scenario, one live formula per quantity (registry order)."""
+"""The Plan sheet: one row per scenario, one live formula per quantity (registry order), then
+what the search chose for the row's searched inputs (``planned_<input>``, read by the row's
+formulas instead of the Scenarios cell) and the live choice: ``counted`` (the row is its
+workload's cheapest plan row that meets its targets, so the totals count it) and ``status``."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable, Sequence
 
 import pandas as pd
 from openpyxl.formatting.rule import CellIsRule, FormulaRule
 from openpyxl.styles import Font, PatternFill
 from openpyxl.worksheet.worksheet import Worksheet
 
-from reportgen.quantities import REGISTRY, Quantity
-from reportgen.render.cells import header_row, number_format, set_formula, set_widths
-from reportgen.render.layout import FIRST_ROW, Layout, letter, refs
-from reportgen.render.xlsx_cache import CachedValue, XlError
+from reportgen.choose import COUNTED_XL, STATUS_XL
+from reportgen.render.cells import header_row, set_formula, set_widths
+from reportgen.render.layout import FIRST_ROW, PLANNED_PREFIX, Layout, letter
+from reportgen.render.registry_rows import (
+    group_formula,
+    quantities,
+    quantity_note,
+    write_quantities,
+)
+from reportgen.render.xlsx_cache import CachedValue
+from reportgen.search import CONFIG
+
+PLANNED: tuple[str, ...] = tuple(PLANNED_PREFIX + c for c in CONFIG)
+CHOICE: tuple[tuple[str, str, str], ...] = (
+    ("counted", COUNTED_XL, "[flag] 1 when the totals count the row: a plan row that meets its "
+     "targets and is the cheapest of its workload (ties: fewer GPUs, lower TPOT, earlier row)."),
+    ("status", STATUS_XL, "chosen (budgeted), option (another row of the workload is cheaper), "
+     "compare (shown for comparison) or no fit."),
+)
+EXTRA_COLUMNS: tuple[str, ...] = (*PLANNED, *(name for name, _, _ in CHOICE))
 
 # Bottleneck kinds and the fill that marks them.
 BOTTLENECK_FILLS = {
@@ -26,22 +45,6 @@ INFEASIBLE = ("weights_do_not_fit", "slo_unreachable")
 INFEASIBLE_FILL = PatternFill("solid", fgColor="FFFFC7CE")
 INFEASIBLE_FONT = Font(color="FF9C0006", bold=True)
 TUTORIAL_FONT = Font(italic=True, color="FF7F7F7F")
-
-
-def cached(value: Any, q: Quantity) -> CachedValue:
-    """An engine result as the value a spreadsheet shows for the quantity's cell."""
-    if q.kind == "text":
-        return "" if value is None else str(value)
-    number = float(value)
-    if number != number or number in (float("inf"), float("-inf")):
-        return XlError("#DIV/0!")
-    return number
-
-
-def quantity_note(q: Quantity) -> str:
-    """Unit and meaning of a quantity, for header comments."""
-    unit = f"[{q.unit}] " if q.unit and q.unit != "text" else ""
-    return unit + q.doc
 
 
 def _conditional_formats(ws: Worksheet, layout: Layout) -> None:
@@ -71,25 +74,39 @@ def _conditional_formats(ws: Worksheet, layout: Layout) -> None:
         )
 
 
-def write_plan(ws: Worksheet, layout: Layout, results: pd.DataFrame) -> dict[str, CachedValue]:
-    """Every quantity as a formula for every scenario; returns the cells' cached values."""
-    quantities = [REGISTRY[name] for name in layout.plan_cols]
-    header_row(ws, 1, [q.name for q in quantities], [quantity_note(q) for q in quantities])
+def _planned_note(column: str) -> str:
+    return (f"On rows that search {column}: the {column} of the row's best option on the "
+            f"Options sheet (rank 1), which the row's formulas read instead of Scenarios. "
+            f"Blank on rows that do not search it.")
+
+
+def write_plan(ws: Worksheet, layout: Layout, results: pd.DataFrame,
+               searched: Sequence[Sequence[str]],
+               planned_formula: Callable[[str, int], str]) -> dict[str, CachedValue]:
+    """Every quantity as a formula for every scenario, the planned inputs of searched rows and
+    the choice formulas; returns the cells' cached values."""
+    names = quantities(layout)
+    notes = [quantity_note(q) for q in names]
+    notes += [_planned_note(c) for c in CONFIG] + [note for _, _, note in CHOICE]
+    header_row(ws, 1, [*(q.name for q in names), *EXTRA_COLUMNS], notes)
     values: dict[str, CachedValue] = {}
-    formats = [number_format(q.unit) for q in quantities]
     for i, r in enumerate(layout.rows()):
-        resolve = layout.plan_resolver(r)
+        planned = frozenset(searched[i])
         row = results.iloc[i]
-        for j, q in enumerate(quantities):
-            cell = ws.cell(row=r, column=j + 1)
-            set_formula(cell, q.formula(refs(q, resolve)))
-            fmt = formats[j]
-            if fmt:
-                cell.number_format = fmt
-            values[cell.coordinate] = cached(row[q.name], q)
+        write_quantities(ws, r, layout.plan_resolver(r, planned), row, layout, values)
+        for c in planned:
+            cell = ws[f"{layout.plan_cols[PLANNED_PREFIX + c]}{r}"]
+            set_formula(cell, planned_formula(c, r))
+            values[cell.coordinate] = row[c] if isinstance(row[c], str) else float(row[c])
+        for name, template, _ in CHOICE:
+            cell = ws[f"{layout.plan_cols[name]}{r}"]
+            set_formula(cell, group_formula(template, layout.plan_cols, FIRST_ROW,
+                                            layout.last_row, r))
+            value = row[name]
+            values[cell.coordinate] = value if isinstance(value, str) else float(value)
     _conditional_formats(ws, layout)
     ws.freeze_panes = "B2"
-    set_widths(ws, [max(12.0, len(q.name) + 3.0) for q in quantities])
+    set_widths(ws, [max(12.0, len(name) + 3.0) for name in layout.plan_cols])
     ws.column_dimensions["A"].width = 28
     ws.column_dimensions[layout.plan_cols["notes"]].width = 80
     return values

@@ -21,9 +21,13 @@ import openpyxl
 import pandas as pd
 import pytest
 
+from reportgen.choose import choice
 from reportgen.engine import RESULT_COLUMNS, Tables, estimate
 from reportgen.plan import Plan
+from reportgen.render.options_sheet import option_rows
+from reportgen.render.plan_sheet import CHOICE
 from reportgen.render.workbook import write_workbook
+from reportgen.search import _RANK_COLUMNS, CONFIG, concrete, rank_fields
 from reportgen.units import CONSTANTS
 from tests.helpers import (
     Values,
@@ -62,6 +66,7 @@ class Where:
     summary_cols: dict[str, str]
     curve_header: int
     curve_cols: dict[str, str]
+    option_cols: dict[str, str]
     formula_cells: dict[str, list[str]] = field(default_factory=dict)
 
 
@@ -91,6 +96,7 @@ def where(parity_workbook: Path) -> Where:
         summary_cols=_header(summary, table),
         curve_header=_row_of(curve, "A", "batch"),
         curve_cols=_header(curve, _row_of(curve, "A", "batch")),
+        option_cols=_header(wb["Options"], 1),
         formula_cells={ws.title: [c.coordinate for row in ws.iter_rows() for c in row
                                   if c.data_type == "f"] for ws in wb.worksheets},
     )
@@ -119,18 +125,27 @@ class Tally:
         assert not self.mismatches, f"{len(self.mismatches)} of {self.compared} differ:\n{shown}"
 
 
+CHOICE_COLUMNS = tuple(name for name, _, _ in CHOICE)
+
+
+def with_choice(results: pd.DataFrame) -> pd.DataFrame:
+    """Registry results plus what the choice makes of them (counted, status)."""
+    return pd.concat([results.drop(columns=list(CHOICE_COLUMNS), errors="ignore"),
+                      choice(results)], axis=1)
+
+
 def check_plan(tally: Tally, values: Values, results: pd.DataFrame, where: Where) -> None:
     plan = values["Plan"]
     for i in range(len(results)):
         row = results.iloc[i]
-        for name in RESULT_COLUMNS:
+        for name in (*RESULT_COLUMNS, *CHOICE_COLUMNS):
             ref = f"{where.plan_cols[name]}{i + 2}"
             tally.check(f"Plan!{ref} ({row['scenario']}, {name})", plan.get(ref), row[name])
 
 
 def check_summary(tally: Tally, values: Values, results: pd.DataFrame, where: Where) -> None:
     summary = values["Summary"]
-    counted = results["in_plan_total"].astype(float)
+    counted = results["counted"].astype(float)
     for name, ref in where.totals.items():
         expected = float((results[name].astype(float) * counted).sum())
         tally.check(f"Summary!{ref} (total {name})", summary.get(ref), expected)
@@ -170,12 +185,47 @@ def check_curve(tally: Tally, values: Values, plan: Plan, where: Where, selected
     assert len(rows) >= 10
 
 
+def options_expected(
+    plan: Plan, tables: Tables, typed: pd.DataFrame | None = None,
+    constants: dict[str, float] | None = None, scenarios: pd.DataFrame | None = None,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The Options sheet's rows as the engine plans them with ``tables`` (and edited inputs),
+    with their live rank, and the Plan's scenarios with each searching row at its rank-1
+    option."""
+    options = option_rows(plan)
+    typed = plan.typed if typed is None else typed
+    results = estimate(concrete(typed, options), tables, constants)
+    fields = rank_fields(results, options["preference"].to_numpy(), options.index.to_numpy())
+    fields["row"] = options["row"].to_numpy()
+    ordered = fields.sort_values(["row", *_RANK_COLUMNS], kind="stable")
+    results["rank"] = ordered.groupby("row").cumcount().reindex(fields.index) + 1
+    scenarios = (plan.scenarios if scenarios is None else scenarios).copy()
+    for _, best in results[results["rank"] == 1].iterrows():
+        i = int(options.loc[best.name, "row"])
+        for c in CONFIG:
+            scenarios.loc[scenarios.index[i], c] = best[c]
+    return results, scenarios
+
+
+def check_options(tally: Tally, values: Values, expected: pd.DataFrame, where: Where) -> None:
+    sheet = values["Options"]
+    rank = where.option_cols["rank"]
+    for k in range(len(expected)):
+        row = expected.iloc[k]
+        for name in RESULT_COLUMNS:
+            ref = f"{where.plan_cols[name]}{k + 2}"
+            tally.check(f"Options!{ref} ({row['scenario']}, {name})", sheet.get(ref), row[name])
+        tally.check(f"Options!{rank}{k + 2} (rank)", sheet.get(f"{rank}{k + 2}"),
+                    float(row["rank"]))
+
+
 def check_all(values: Values, plan: Plan, where: Where, results: pd.DataFrame | None = None,
               selected: str | None = None) -> Tally:
     tally = Tally()
     results = plan.results if results is None else results
     check_plan(tally, values, results, where)
     check_summary(tally, values, results, where)
+    check_options(tally, values, options_expected(plan, plan.tables)[0], where)
     check_curve(tally, values, plan, where, selected or str(plan.scenarios["scenario"].iloc[0]))
     return tally
 
@@ -205,7 +255,7 @@ def test_recalculated_workbook_equals_engine(
     values: Values = request.getfixturevalue(oracle)
     tally = check_all(values, parity_plan, where)
     tally.assert_ok()
-    assert tally.compared > 1500
+    assert tally.compared > 5000
     assert tally.max_rel < 1e-9
 
 
@@ -217,7 +267,10 @@ def test_parity_set_reaches_every_case(parity_plan: Plan) -> None:
     }
     assert set(scenarios["engine"]) == {"vllm", "tensorrt-llm", "sglang"}
     assert {1.0, 2.0, 4.0, 8.0} <= set(results["tp"])
-    assert scenarios["tp"].isna().any() and scenarios["tp"].notna().any()
+    typed = parity_plan.typed
+    assert typed["tp"].isna().any() and typed["tp"].notna().any()
+    assert set(results["status"]) == {"chosen", "option", "compare", "no fit"}
+    assert {"gpu", "weight_dtype", "tp"} <= {c for s in parity_plan.search.searched for c in s}
     assert {"fp8", "fp4"} <= set(results["compute_dtype"])
     weight_only = results[(results["weight_dtype"] != results["compute_dtype"])]
     assert {"fp4", "fp8"} <= set(weight_only["weight_dtype"])
@@ -230,7 +283,7 @@ def test_parity_set_reaches_every_case(parity_plan: Plan) -> None:
 
 def test_pandas_sees_the_engine_numbers(parity_workbook: Path, parity_plan: Plan) -> None:
     shown = pd.read_excel(parity_workbook, sheet_name="Plan")
-    assert list(shown.columns) == list(RESULT_COLUMNS)
+    assert list(shown.columns)[: len(RESULT_COLUMNS)] == list(RESULT_COLUMNS)
     tally = Tally()
     for i in range(len(parity_plan.results)):
         for name in RESULT_COLUMNS:
@@ -263,19 +316,23 @@ def test_cached_values_equal_libreoffice_everywhere(
 class Change:
     cells: dict[str, Any]
     scenarios: pd.DataFrame
+    typed: pd.DataFrame
     constants: dict[str, float]
 
-    def expected(self, tables: Tables) -> pd.DataFrame:
-        return estimate(self.scenarios, tables, self.constants)
+    def expected(self, plan: Plan) -> pd.DataFrame:
+        _, scenarios = options_expected(plan, plan.tables, self.typed, self.constants,
+                                        self.scenarios)
+        return with_choice(estimate(scenarios, plan.tables, self.constants))
 
 
 @pytest.fixture(scope="module")
 def change(parity_plan: Plan, where: Where) -> Change:
-    scenarios = parity_plan.scenarios.copy()
+    scenarios, typed = parity_plan.scenarios.copy(), parity_plan.typed.copy()
     names = list(scenarios["scenario"])
     qps_row, price_row = names.index("chat-70b"), names.index("mixtral-trt")
-    scenarios.loc[scenarios.index[qps_row], "peak_qps"] = 55.0
-    scenarios.loc[scenarios.index[price_row], "gpu_hour_price"] = 9.75
+    for frame in (scenarios, typed):
+        frame.loc[frame.index[qps_row], "peak_qps"] = 55.0
+        frame.loc[frame.index[price_row], "gpu_hour_price"] = 9.75
     safety = 1.65
     assert CONSTANTS["SAFETY_FACTOR"].value != safety
     cells = {
@@ -283,14 +340,14 @@ def change(parity_plan: Plan, where: Where) -> Change:
         f"Scenarios!{where.scenario_cols['gpu_hour_price']}{price_row + 2}": 9.75,
         where.constants["SAFETY_FACTOR"]: safety,
     }
-    return Change(cells, scenarios, {"SAFETY_FACTOR": safety})
+    return Change(cells, scenarios, typed, {"SAFETY_FACTOR": safety})
 
 
 def test_formulas_follow_changed_inputs(
     parity_workbook: Path, parity_plan: Plan, where: Where, change: Change
 ) -> None:
     values = recalc_with_formulas(parity_workbook, change.cells)
-    expected = change.expected(parity_plan.tables)
+    expected = change.expected(parity_plan)
     assert not expected["gpus"].equals(parity_plan.results["gpus"])
     tally = Tally()
     check_plan(tally, values, expected, where)
@@ -320,7 +377,7 @@ def test_libreoffice_follows_changed_inputs(
     wb.save(edited)
     values = recalc_with_libreoffice(edited, tmp_path)
     tally = Tally()
-    expected = change.expected(parity_plan.tables)
+    expected = change.expected(parity_plan)
     check_plan(tally, values, expected, where)
     check_summary(tally, values, expected, where)
     tally.assert_ok()
@@ -338,7 +395,7 @@ def test_stale_cache_is_recomputed_only_when_libreoffice_is_told_to(
     patch_number_cell(parity_workbook, stale, ref, 55.0)
     scenarios = parity_plan.scenarios.copy()
     scenarios.loc[scenarios.index[0], "peak_qps"] = 55.0
-    expected = estimate(scenarios, parity_plan.tables)
+    expected = with_choice(estimate(scenarios, parity_plan.tables))
     gpus = f"{where.plan_cols['gpus']}2"
     assert expected["gpus"].iloc[0] != parity_plan.results["gpus"].iloc[0]
 
@@ -365,4 +422,36 @@ def test_names_with_wildcard_characters_find_their_own_row(tmp_path: Path, where
     values = recalc_with_formulas(path, {"Batch curve!B2": "chat*"})
     tally = Tally()
     check_curve(tally, values, plan, where, "chat*")
+    tally.assert_ok()
+
+
+@needs_libreoffice
+def test_an_edited_price_changes_the_pick_and_the_totals_follow(
+    parity_workbook: Path, parity_plan: Plan, where: Where, tmp_path: Path
+) -> None:
+    """Make the chosen GPU of a searching row expensive on the GPUs sheet: its Options re-rank,
+    its Plan row plans the new rank-1 option, and the choice and totals follow — what the engine
+    computes for the same options at the new price."""
+    row = list(parity_plan.results["scenario"]).index("chat-70b-h200")
+    chosen = str(parity_plan.results.iloc[row]["gpu"])
+    wb = openpyxl.load_workbook(parity_workbook)
+    gpus = wb["GPUs"]
+    price_col = _header(gpus, 1)["price_per_gpu_hour"]
+    ref = f"{price_col}{_row_of(gpus, 'A', chosen)}"
+    gpus[ref] = 80.0
+    edited = tmp_path / "pricey.xlsx"
+    wb.save(edited)
+    values = recalc_with_libreoffice(edited, tmp_path)
+
+    tables = parity_plan.tables
+    priced = tables.gpus.copy()
+    priced.loc[chosen, "price_per_gpu_hour"] = 80.0
+    tables = Tables(priced, tables.models, tables.efficiency)
+    options, scenarios = options_expected(parity_plan, tables)
+    expected = with_choice(estimate(scenarios, tables))
+    assert expected.iloc[row]["gpu"] != chosen  # the pick moved
+    tally = Tally()
+    check_plan(tally, values, expected, where)
+    check_summary(tally, values, expected, where)
+    check_options(tally, values, options, where)
     tally.assert_ok()
