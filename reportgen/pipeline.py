@@ -67,7 +67,9 @@ def load_with_efficiency(path: Path, efficiency: Path | None = None
     those of ``efficiency`` (CSV or XLSX), else those of the scenario workbook's Efficiency
     sheet, if any."""
     from reportgen.calibration.efficiency_file import (
+        EFFICIENCY_SHEET,
         UserEfficiency,
+        has_sheet,
         read_efficiency,
         scenario_workbook_efficiency,
     )
@@ -77,13 +79,18 @@ def load_with_efficiency(path: Path, efficiency: Path | None = None
     checked = load(path)
     catalogs = load_catalogs()
     user: UserEfficiency | None = None
+    notes: tuple[str, ...] = ()
+    workbook = path.suffix.lower() in (".xlsx", ".xlsm")
     if efficiency is not None:
         user = read_efficiency(efficiency, catalogs)
-    elif path.suffix.lower() in (".xlsx", ".xlsm"):
+        if workbook and has_sheet(path, EFFICIENCY_SHEET):
+            notes = (f"{path}: its {EFFICIENCY_SHEET} sheet was not used; --efficiency "
+                     f"{efficiency} was given instead.",)
+    elif workbook:
         user = scenario_workbook_efficiency(path, catalogs)
     if user is None:
         return checked, None
-    return apply(checked, user, catalogs)
+    return apply(checked, user, catalogs, notes)
 
 
 def make_plan(checked: ValidatedInput, input_name: str, title: str = "",

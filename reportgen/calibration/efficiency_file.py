@@ -305,6 +305,23 @@ def _read_sheet(path: Path, sheet: str) -> RawTable | None:
     return RawTable(f"{path} (sheet {name})", header, table, "", kind="xlsx")  # to a blank row
 
 
+def has_sheet(path: Path, sheet: str) -> bool:
+    """Whether the workbook ``path`` has a sheet of that name (any case)."""
+    import io
+
+    import openpyxl
+
+    from reportgen.readers import _check_archive
+
+    data = path.read_bytes()
+    _check_archive(str(path), data)
+    book = openpyxl.load_workbook(io.BytesIO(data), read_only=True)
+    try:
+        return sheet.lower() in (n.lower() for n in book.sheetnames)
+    finally:
+        book.close()
+
+
 def _runs_frame(table: RawTable) -> pd.DataFrame:
     header = [h.strip() for h in table.header]
     frame = pd.DataFrame([cells[: len(header)] + [None] * (len(header) - len(cells))

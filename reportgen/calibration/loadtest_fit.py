@@ -198,8 +198,8 @@ def fit_stack(runs: Sequence[Run], stacks: Sequence[Stack], catalogs: Catalogs,
     if len(runs) >= MIN_RUNS_FOR_BAND:
         band = (round(float(np.percentile(ratio, 10)), 2),
                 round(float(np.percentile(ratio, 90)), 2))
-        band_source = (f"10th–90th percentile of measured ÷ predicted throughput over "
-                       f"{len(runs)} runs")
+        band_source = (f"10th–90th percentile of measured ÷ predicted throughput over the "
+                       f"{len(runs)} runs fitted")
     else:
         band = (at(efficiency, replaces, "throughput_ratio_p10"),
                 at(efficiency, replaces, "throughput_ratio_p90"))

@@ -25,6 +25,7 @@ class UserCalibration:
     replaced: tuple[str, ...]  # keys whose shipped row the user's row replaced
     defaults: dict[str, str]  # user key → the row scenarios would use without it
     used: tuple[str, ...] = ()  # user keys some scenario uses, in the file's order
+    notes: tuple[str, ...] = ()  # how the rows were found, when a person should know
 
     @property
     def keys(self) -> tuple[str, ...]:
@@ -33,8 +34,9 @@ class UserCalibration:
 
     def warnings(self) -> tuple[str, ...]:
         """What a person should know about how the rows were applied."""
-        out = [f"{self.user.source}: your row {k} replaces the shipped row of the same key."
-               for k in self.replaced]
+        out = [*self.notes]
+        out += [f"{self.user.source}: your row {k} replaces the shipped row of the same key."
+                for k in self.replaced]
         unused = [k for k in self.keys if k not in self.used]
         if unused:
             rows, verb = ("rows", "apply") if len(unused) > 1 else ("row", "applies")
@@ -45,15 +47,16 @@ class UserCalibration:
         return tuple(out)
 
 
-def apply(checked: ValidatedInput, user: UserEfficiency, catalogs: Catalogs
-          ) -> tuple[ValidatedInput, UserCalibration]:
+def apply(checked: ValidatedInput, user: UserEfficiency, catalogs: Catalogs,
+          notes: tuple[str, ...] = ()) -> tuple[ValidatedInput, UserCalibration]:
     """The input with the user's rows in its efficiency table."""
     shipped = checked.tables.efficiency
     table, applied, replaced = join(shipped, user)
     defaults = {k: default_key(k, shipped, catalogs) for k in applied}
     tables = dataclasses.replace(checked.tables, efficiency=table)
     return (dataclasses.replace(checked, tables=tables),
-            UserCalibration(user, shipped, tuple(applied), tuple(replaced), defaults))
+            UserCalibration(user, shipped, tuple(applied), tuple(replaced), defaults,
+                            notes=notes))
 
 
 def mark_used(calibration: UserCalibration, results: pd.DataFrame) -> UserCalibration:

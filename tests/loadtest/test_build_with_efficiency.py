@@ -126,6 +126,10 @@ def test_efficiency_sheet_of_the_scenario_workbook(efficiency: Path, tmp_path: P
     plan = make_plan(checked, path.name, calibration=calibration)
     assert plan.results.iloc[0]["efficiency_key"] == KEY
     assert plan.calibration is not None and plan.calibration.user.runs is not None
+    # --efficiency wins over the sheet, and the build says the sheet was not used
+    _, chosen = load_with_efficiency(path, efficiency)
+    assert chosen is not None and chosen.user.source == str(efficiency)
+    assert "its Efficiency sheet was not used" in chosen.warnings()[0]
 
 
 @pytest.mark.slow
