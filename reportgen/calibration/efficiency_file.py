@@ -8,11 +8,14 @@ A CSV efficiency file ``NAME.csv`` keeps its runs in ``NAME-runs.csv`` next to i
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
+import io
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -232,6 +235,11 @@ def _check_numbers(key: str, row: int, record: dict[str, object]) -> list[str]:
 _COUNTS = ("n_measurements", "fit_mdape_pct", "n_runs", "shipped_mdape_pct")
 
 
+def _number_or_text(value: object) -> object:
+    number = _number(value)
+    return value if math.isnan(number) else number
+
+
 def _rows(table: RawTable, catalogs: Catalogs) -> pd.DataFrame:
     header = [h.strip().lower() for h in table.header]
     required = ("key", *PARAMETERS, "throughput_ratio_p10", "throughput_ratio_p90")
@@ -271,55 +279,54 @@ def _rows(table: RawTable, catalogs: Catalogs) -> pd.DataFrame:
         frame[column] = frame[column].map(_number)
     for column in _COUNTS:
         if column in frame.columns:
-            frame[column] = frame[column].map(lambda v: _number(v) if _number(v) == _number(v)
-                                              else v)
+            frame[column] = frame[column].map(_number_or_text)
     return frame
 
 
 FIRST_ROW = 2
 
 
-def _read_sheet(path: Path, sheet: str) -> RawTable | None:
-    """The table at the top of a named sheet (None if the workbook has no such sheet), read
-    like a scenario sheet; the table ends at its first blank row."""
-    import io
-
+@contextlib.contextmanager
+def _workbook(path: Path) -> Iterator[tuple[Any, Any]]:
+    """A workbook read the way scenario workbooks are (size and archive checked first): its
+    cell values and its formulas."""
     import openpyxl
 
-    from reportgen.readers import _check_archive, _xlsx_rows  # the same safe XLSX reading
+    from reportgen.readers import MAX_INPUT_BYTES, _check_archive
 
+    if path.stat().st_size > MAX_INPUT_BYTES:
+        raise EfficiencyFileError(str(path), [f"larger than {MAX_INPUT_BYTES / 2**20:,.0f} MiB; "
+                                              "an efficiency workbook is a few rows"])
     data = path.read_bytes()
     _check_archive(str(path), data)
     values = openpyxl.load_workbook(io.BytesIO(data), read_only=True, data_only=True)
     formulas = openpyxl.load_workbook(io.BytesIO(data), read_only=True, data_only=False)
     try:
+        yield values, formulas
+    finally:
+        values.close()
+        formulas.close()
+
+
+def has_sheet(path: Path, sheet: str) -> bool:
+    """Whether the workbook ``path`` has a sheet of that name (any case)."""
+    with _workbook(path) as (values, _):
+        return sheet.lower() in (n.lower() for n in values.sheetnames)
+
+
+def _read_sheet(path: Path, sheet: str) -> RawTable | None:
+    """The table at the top of a named sheet (None if the workbook has no such sheet), read
+    like a scenario sheet; the table ends at its first blank row."""
+    from reportgen.readers import _xlsx_rows  # the scenario sheet's reading: values, not formulas
+
+    with _workbook(path) as (values, formulas):
         names = {n.lower(): n for n in values.sheetnames}
         if sheet.lower() not in names:
             return None
         name = names[sheet.lower()]
         header, rows = _xlsx_rows(str(path), values[name], formulas[name])
-    finally:
-        values.close()
-        formulas.close()
     table = [(n, cells) for i, (n, cells) in enumerate(rows) if n == FIRST_ROW + i]
-    return RawTable(f"{path} (sheet {name})", header, table, "", kind="xlsx")  # to a blank row
-
-
-def has_sheet(path: Path, sheet: str) -> bool:
-    """Whether the workbook ``path`` has a sheet of that name (any case)."""
-    import io
-
-    import openpyxl
-
-    from reportgen.readers import _check_archive
-
-    data = path.read_bytes()
-    _check_archive(str(path), data)
-    book = openpyxl.load_workbook(io.BytesIO(data), read_only=True)
-    try:
-        return sheet.lower() in (n.lower() for n in book.sheetnames)
-    finally:
-        book.close()
+    return RawTable(f"{path} (sheet {name})", header, table, "", kind="xlsx")
 
 
 def _runs_frame(table: RawTable) -> pd.DataFrame:

@@ -12,6 +12,7 @@ import math
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 import pytest
 import yaml
 
@@ -218,3 +219,21 @@ def test_detected_by_structure_not_name(name: str, tmp_path: Path) -> None:
     anonymous.write_bytes((FIXTURES / name).read_bytes())
     assert [r.ttft_mean_ms for r in read_file(anonymous)] == [r.ttft_mean_ms for r in
                                                                _runs(name)]
+
+
+def test_every_reader_gives_the_same_typed_frame() -> None:
+    """One frame shape whatever the tool: RUN_COLUMNS, numbers as floats in UNITS."""
+    from reportgen.loadtest import RUN_COLUMNS, UNITS, runs_frame
+
+    frames = [runs_frame(_runs(p.name)) for p in sorted(FIXTURES.iterdir())]
+    for frame in frames:
+        assert tuple(frame.columns) == RUN_COLUMNS
+        for column in UNITS:
+            assert frame[column].dtype.kind == "f", column
+    everything = pd.concat(frames, ignore_index=True)
+    assert set(everything["tool"]) == {"vLLM bench serve", "vLLM benchmark_serving.py",
+                                       "SGLang bench_serving", "GuideLLM", "genai-perf",
+                                       "AIPerf", "llmperf"}
+    # the same stack measured by every tool: TTFT and TPOT agree within the fixtures' ±8 %
+    sixteen = everything[everything["load"] == "16 concurrent"]
+    assert sixteen["tpot_mean_ms"].max() / sixteen["tpot_mean_ms"].min() < 1.2
