@@ -7,7 +7,9 @@ output tokens/s per GPU, mean TTFT and mean TPOT (kinds ``serving_throughput``,
 per replica (what the plan divides its concurrency by), capped by the scheduler's batch cap
 (``max_batch``, when given) and by the KV cache (the engine's ``batch_max_kv``). A run above the
 cap was queueing: its TTFT includes waiting that the plan's TTFT does not model, so it is
-reported but not fitted.
+reported but not fitted. A run with less than one request in flight on average (one request at
+a time, with pauses between them) keeps that fraction: the server idled part of the time, and
+Little's law still holds for its throughput.
 """
 
 from __future__ import annotations
@@ -94,7 +96,7 @@ def operating_points(runs: Sequence[Run], stacks: Sequence[Stack], catalogs: Cat
             points.append(OperatingPoint(cap, f"{flight:,.1f} requests in flight per replica "
                                          f"but {why}: requests queued, TTFT not fitted"))
         else:
-            points.append(OperatingPoint(max(flight, 1.0), ""))
+            points.append(OperatingPoint(flight, ""))
     if problems:
         raise ResultFileError(problems)
     return points
