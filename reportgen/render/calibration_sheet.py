@@ -20,6 +20,8 @@ from reportgen.render.context.calibration import calibration
 from reportgen.render.context.models import Table
 from reportgen.render.layout import FIRST_ROW
 
+LABEL_WIDTH = 30.0  # characters: the efficiencies' names and the runs' labels
+
 
 def _table(ws: Worksheet, row: int, table: Table) -> int:
     """The table's title, header and rows from ``row``; the next free row."""
@@ -43,6 +45,7 @@ def write_calibration(ws: Worksheet, plan: Plan) -> None:
     if page is None:
         return
     row = FIRST_ROW + len(plan.tables.efficiency) + 2
+    ws.column_dimensions["A"].width = max(ws.column_dimensions["A"].width or 0, LABEL_WIDTH)
     set_text(ws.cell(row=row, column=1), "Calibration on your load test")
     ws.cell(row=row, column=1).font = TITLE_FONT
     set_text(ws.cell(row=row + 1, column=1), page.intro)
