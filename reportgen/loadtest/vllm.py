@@ -47,7 +47,8 @@ def _mean_latency_ms(r: Mapping[str, Any], mean_out: float) -> tuple[float, str]
     """Mean end-to-end latency and where it came from."""
     if math.isfinite(num(r.get("mean_e2el_ms"))):
         return num(r["mean_e2el_ms"]), "mean_e2el_ms"
-    latencies = [num(x) for x in r.get("latencies") or [] if num(x) > 0]
+    listed = r.get("latencies")
+    latencies = [num(x) for x in listed if num(x) > 0] if isinstance(listed, list) else []
     if latencies:
         return 1000 * sum(latencies) / len(latencies), "the mean of its latencies"
     derived = num(r.get("mean_ttft_ms")) + num(r.get("mean_tpot_ms")) * (mean_out - 1)
