@@ -30,7 +30,8 @@ if TYPE_CHECKING:
     from reportgen.calibration.user_rows import UserCalibration
 
 FORMATS = ("csv", "xlsx", "pdf")
-__all__ = ["OUTPUT_COLUMNS", "BuildOptions", "BuildResult", "build", "load", "make_plan"]
+__all__ = ["OUTPUT_COLUMNS", "BuildOptions", "BuildResult", "CalibrateOptions", "CalibrateResult",
+           "build", "calibrate", "load", "load_with_efficiency", "make_plan"]
 MAX_WORKBOOK_SCENARIOS = 2_000  # ~90 live formulas per scenario; ~40 s to write at this size
 MAX_PDF_SCENARIOS = 200  # one section (about a page) per scenario
 
