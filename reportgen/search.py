@@ -266,10 +266,11 @@ def search(scenarios: pd.DataFrame, specs: pd.DataFrame, tables: Tables,
         for name in ("monthly_cost", "gpus", "tpot_ms", "bottleneck"):
             frame[name] = results[name].to_numpy()
         frame["feasible"] = frame["infeasible"] == 0
-        # Two candidates that resolve to the same configuration (blank precision = the one
+        # Two candidates that resolve to the same configuration (a blank precision is the one
         # the checkpoint ships in) are one candidate: keep the first.
-        same = pd.DataFrame({"row": rows, **{c: results[c].to_numpy() for c in CONFIG}})
-        frame = frame[~same.duplicated().to_numpy()]
+        if any((config[c] == "").any() for c in ("weight_dtype", "kv_dtype") if c in config):
+            same = pd.DataFrame({"row": rows, **{c: results[c].to_numpy() for c in CONFIG}})
+            frame = frame[~same.duplicated().to_numpy()]
         evaluated += np.bincount(frame["row"].to_numpy(), minlength=len(scenarios))
         kept.append(_keep(frame, keep))
     merged = _keep(pd.concat(kept, ignore_index=True), keep).reset_index(drop=True)
