@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import sys
 from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.table import Table
@@ -12,6 +13,9 @@ from rich.table import Table
 from reportgen import schema
 from reportgen.formats import format_value
 from reportgen.pipeline import BuildResult
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def _console() -> Console:
@@ -43,7 +47,8 @@ def summary_table(result: BuildResult) -> None:
     table = Table(title=f"{result.plan.provenance.title} ({result.plan.provenance.input_name})")
     for header, justify in (("scenario", "left"), ("model", "left"), ("GPU", "left"),
                             ("tp", "right"), ("GPUs", "right"), ("monthly cost", "right"),
-                            ("$/1M out tok", "right"), ("bottleneck", "left")):
+                            ("$/1M out tok", "right"), ("bottleneck", "left"),
+                            ("status", "left")):
         table.add_column(header, justify=justify)  # type: ignore[arg-type]
     for _, row in results.head(SUMMARY_ROWS).iterrows():
         table.add_row(
@@ -51,20 +56,30 @@ def summary_table(result: BuildResult) -> None:
             format_value(row["tp"], "GPUs"), format_value(row["gpus"], "GPUs"),
             format_value(row["monthly_cost"], "USD/month"),
             format_value(row["cost_per_million_output_tokens"], "USD/1M tokens"),
-            str(row["bottleneck"]),
+            str(row["bottleneck"]), str(row["status"]),
         )
     if len(results) > SUMMARY_ROWS:
         table.add_row(f"… {len(results) - SUMMARY_ROWS:,} more scenarios (see the outputs)",
-                      "", "", "", "", "", "", "")
+                      "", "", "", "", "", "", "", "")
     counted = results["counted"] == 1
     table.add_section()
     table.add_row(
         "total (plan)", "", "", "", format_value(results.loc[counted, "gpus"].sum(), "GPUs"),
-        format_value(results.loc[counted, "monthly_cost"].sum(), "USD/month"), "", "",
+        format_value(results.loc[counted, "monthly_cost"].sum(), "USD/month"), "", "", "",
     )
     console.print(table)
+    console.print(status_line(results))
     for path in result.outputs:
         console.print(f"wrote {path}")
+
+
+def status_line(results: pd.DataFrame) -> str:
+    """How many rows the totals count, and why the others are left out."""
+    counts = results["status"].value_counts()
+    words = {"chosen": "budgeted", "option": "not chosen (a cheaper row of the same workload "
+             "is budgeted)", "compare": "for comparison only", "no fit": "not fitting"}
+    parts = [f"{int(counts[k])} {w}" for k, w in words.items() if counts.get(k, 0)]
+    return f"{len(results)} rows: " + "; ".join(parts) + ". Only budgeted rows are in the total."
 
 
 def columns_table(markdown: bool) -> None:
