@@ -4,7 +4,7 @@ Each :class:`Rejected` case is a file in this folder, or one that ``make`` write
 are built here so the corpus stays small and reviewable). ``reportgen build <file>`` run in the
 file's folder must exit 2, print exactly ``message`` on stderr and write nothing. ``limits``
 lowers a limit for the case (so a "zip bomb" need not be 500 MiB): ``NAME`` in
-reportgen.readers, ``validate.NAME`` in reportgen.validate.
+reportgen.readers, ``xlsx.NAME`` in reportgen.xlsx_input, ``validate.NAME`` in reportgen.validate.
 
 Each :class:`Accepted` case must build (exit 0), print exactly ``warnings``, and produce results
 that ``check`` accepts: inputs that look wrong but are fine (European Excel CSV, BOM, empty rows)
@@ -181,8 +181,8 @@ REJECTED: tuple[Rejected, ...] = (
         "reportgen: scenarios.json: unknown file type .json; expected .csv or .xlsx.",
     )),
     Rejected("too_big.csv", "a file over the size limit (lowered to 100 bytes here)", (
-        "reportgen: too_big.csv is 0 MiB; the limit is 0 MiB (about 2,000,000 scenarios). "
-        "Split the file.",
+        "reportgen: too_big.csv is 200 bytes; the limit is 100 bytes (about 2,000,000 "
+        "scenarios). Split the file.",
     ), make=_write(b"x" * 200), limits={"MAX_INPUT_BYTES": 100}),
     Rejected("gbk.csv", "GBK-encoded Chinese text", (
         "reportgen: gbk.csv is not UTF-8 text: byte 0xBF on line 2 cannot be read; it looks like "
@@ -230,11 +230,11 @@ REJECTED: tuple[Rejected, ...] = (
     Rejected("zip_bomb.xlsx", "an archive that expands beyond the limit (lowered to 1 MiB)", (
         "reportgen: zip_bomb.xlsx expands to 2 MiB in 6 parts; the limit is 1 MiB and 10,000 "
         "parts. It is not a scenario table; save the scenarios as CSV.",
-    ), make=_zip_bomb, limits={"MAX_XLSX_UNCOMPRESSED_BYTES": 1024 * 1024}),
+    ), make=_zip_bomb, limits={"xlsx.MAX_XLSX_UNCOMPRESSED_BYTES": 1024 * 1024}),
     Rejected("many_parts.xlsx", "an archive with too many parts (limit lowered to 10)", (
-        "reportgen: many_parts.xlsx expands to 0 MiB in 25 parts; the limit is 500 MiB and 10 "
+        "reportgen: many_parts.xlsx expands to 2.3 KiB in 25 parts; the limit is 500 MiB and 10 "
         "parts. It is not a scenario table; save the scenarios as CSV.",
-    ), make=_many_parts, limits={"MAX_XLSX_MEMBERS": 10}),
+    ), make=_many_parts, limits={"xlsx.MAX_XLSX_MEMBERS": 10}),
     Rejected("xml_bomb.xlsx", "a sheet with nested XML entities ('billion laughs')", (
         "reportgen: xml_bomb.xlsx contains XML that reportgen refuses to parse "
         "(EntitiesForbidden: entity or DTD declarations, as in an XML bomb); it is not a "
@@ -248,13 +248,14 @@ REJECTED: tuple[Rejected, ...] = (
         "CSV.",
     ), make=_external_entity),
     Rejected("damaged_sheet.xlsx", "a workbook whose sheet XML is cut short", (
-        "reportgen: damaged_sheet.xlsx cannot be read as a workbook (ParseError: unclosed token: "
-        "line 1, column 912); open it in Excel and save it again as .xlsx.",
+        "reportgen: damaged_sheet.xlsx cannot be read as a workbook: its part "
+        "xl/worksheets/sheet1.xml is damaged XML (unclosed token: line 1, column 912); open it "
+        "in Excel and save it again as .xlsx.",
     ), make=_damaged_sheet),
     Rejected("far_row.xlsx", "a cell beyond the row limit (lowered to 100)", (
         "reportgen: far_row.xlsx has rows beyond Excel's limit of 100; the file is damaged or "
         "not a scenario table. Open it in Excel and save it again.",
-    ), make=_row_beyond_limit, limits={"MAX_XLSX_ROWS": 100}),
+    ), make=_row_beyond_limit, limits={"xlsx.MAX_XLSX_ROWS": 100}),
     Rejected("empty_sheet.xlsx", "a workbook with an empty sheet", (
         "reportgen: empty_sheet.xlsx, sheet Scenarios: row 1 is empty; expected the column names "
         "(scenario, model, gpu, peak_qps, ...).",
