@@ -40,6 +40,12 @@ class InputFile:
     device: int
     inode: int
 
+    @property
+    def key(self) -> object:
+        """What tells this file from any other: device and inode, or the resolved path where
+        the file system has no inodes."""
+        return (self.device, self.inode) if self.inode else os.path.normcase(self.resolved)
+
     def is_file(self, path: Path) -> bool:
         """Whether ``path`` names this file (through links, or in another case where the file
         system ignores case)."""

@@ -106,7 +106,10 @@ class RawTable:
         """The rows column by column (the rows themselves when they already are a Grid)."""
         if isinstance(self.rows, Grid):
             return self.rows
-        return Grid.from_rows(self.rows, len(self.header))
+        width = len(self.header)
+        while width and not self.header[width - 1]:
+            width -= 1  # blank header cells at the end are no columns: cells there are extra
+        return Grid.from_rows(self.rows, width)
 
 
 def read_table(path: Path) -> RawTable:
