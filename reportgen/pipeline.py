@@ -17,15 +17,19 @@ import numpy as np
 import pandas as pd
 
 from reportgen import __version__
+from reportgen.choose import as_typed, decide
+from reportgen.columns import OUTPUT_COLUMNS
 from reportgen.engine import estimate
 from reportgen.errors import InputError, OutputOverInputError
 from reportgen.inputfiles import InputFile, find_overwritten_input
 from reportgen.outputs import staged_outputs
 from reportgen.plan import Plan, Provenance
 from reportgen.readers import read_table
+from reportgen.search import concrete, search
 from reportgen.validate import ValidatedInput, validate
 
 FORMATS = ("csv", "xlsx", "pdf")
+__all__ = ["OUTPUT_COLUMNS", "BuildOptions", "BuildResult", "build", "load", "make_plan"]
 MAX_WORKBOOK_SCENARIOS = 2_000  # ~90 live formulas per scenario; ~40 s to write at this size
 MAX_PDF_SCENARIOS = 200  # one section (about a page) per scenario
 
@@ -57,8 +61,14 @@ def load(path: Path) -> ValidatedInput:
 
 def make_plan(checked: ValidatedInput, input_name: str, title: str = "",
               generated: dt.date | None = None) -> Plan:
-    """Estimate a validated input and stamp it with its provenance."""
-    results = estimate(checked.scenarios, checked.tables)
+    """Search each row's configurations, choose what is budgeted, and stamp the provenance."""
+    specs = pd.DataFrame(index=checked.scenarios.index) if checked.specs is None else checked.specs
+    found = search(checked.scenarios, specs, checked.tables)
+    best = found.best()
+    scenarios = concrete(checked.scenarios, best)
+    results = estimate(scenarios, checked.tables)
+    typed = estimate(as_typed(checked.scenarios, specs, best), checked.tables)
+    results = pd.concat([results, decide(results, found, typed)], axis=1)
     provenance = Provenance(
         title=title or "GPU capacity and budget plan",
         input_name=input_name,
@@ -66,7 +76,7 @@ def make_plan(checked: ValidatedInput, input_name: str, title: str = "",
         generated=generated or dt.date.today(),
         version=__version__,
     )
-    return Plan(checked.scenarios, checked.tables, results, provenance)
+    return Plan(scenarios, checked.tables, results, provenance, checked.scenarios, specs, found)
 
 
 def write_results_csv(results: pd.DataFrame, path: Path | TextIO) -> None:

@@ -65,7 +65,7 @@ def summary_table(result: BuildResult) -> None:
     wrap instead of being cut."""
     results = result.plan.results
     console = _console()
-    counted = results["in_plan_total"] == 1
+    counted = results["counted"] == 1
     rows = [[
         str(row["scenario"]), str(row["model"]), str(row["gpu"]),
         format_value(row["tp"], "GPUs"), format_value(row["gpus"], "GPUs"),

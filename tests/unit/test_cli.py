@@ -10,7 +10,7 @@ import pytest
 
 from reportgen import schema
 from reportgen.cli import main
-from reportgen.engine import RESULT_COLUMNS
+from reportgen.pipeline import OUTPUT_COLUMNS
 
 GOOD = (
     "scenario,model,gpu,peak_qps,avg_prompt_tokens,avg_output_tokens,tpot_slo_ms\n"
@@ -33,7 +33,7 @@ def test_estimate_prints_the_results_csv(
     assert main(["estimate", str(good_csv)]) == 0
     out = capsys.readouterr().out
     header, *rows = out.strip().splitlines()
-    assert header.split(",") == list(RESULT_COLUMNS)
+    assert header.split(",") == list(OUTPUT_COLUMNS)
     assert len(rows) == 2
 
 
@@ -52,7 +52,7 @@ def test_build_csv_writes_the_results_and_prints_a_summary(
     out_dir = tmp_path / "out"
     assert main(["build", str(good_csv), "--out", str(out_dir), "--format", "csv"]) == 0
     results = pd.read_csv(out_dir / "plan-results.csv")
-    assert list(results.columns) == list(RESULT_COLUMNS)
+    assert list(results.columns) == list(OUTPUT_COLUMNS)
     shown = capsys.readouterr().out
     assert "total (plan)" in shown and "chat" in shown
 

@@ -307,7 +307,9 @@ def test_inconsistent_configs_are_explained_in_config_terms(
     monkeypatch.chdir(tmp_path)
     code, err, _ = _run(["validate", "plan.csv"], capsys)
     assert code == 2, err
-    assert err.splitlines()[1] == f'  row 2 (scenario "s0"), column model: m/config.json: {message}.'
+    where = 'row 2 (scenario "s0"), column model'
+    assert err.splitlines()[1] == f"  {where}: m/config.json: {message}."
+
 
 
 # --- XLSX limits stop a hostile workbook early ------------------------------------------------
