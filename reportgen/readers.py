@@ -305,26 +305,13 @@ def _read_xlsx(source: str, data: bytes, digest: str, origin: InputFile) -> RawT
     except (ExpatError, ValueError, LookupError, EOFError, OSError, zipfile.BadZipFile,
             zlib.error, NotImplementedError, RecursionError) as err:  # a damaged or hostile file
         raise ScenarioFileError(_unreadable(source, err)) from None
-    rows = sheet.rows
-    first = rows[0][1] if rows and rows[0][0] == 1 else {}
-    header = _header([first.get(j) for j in range(max(first, default=-1) + 1)])
+    header = _header(sheet.header)
     if not any(header):
         raise ScenarioFileError(
             f"{source}, sheet {sheet.name}: row 1 is empty; expected the column names "
             "(scenario, model, gpu, peak_qps, ...)."
         )
-    body = [(n, values) for n, values in rows[1:] if any(
-        v is not None and v != "" for v in values.values())]
-    width = len(header)
-    columns: list[list[object]] = [[None] * len(body) for _ in range(width)]
-    extras: dict[int, dict[int, object]] = {}
-    for i, (_, values) in enumerate(body):
-        for j, value in values.items():
-            if j < width:
-                columns[j][i] = value
-            else:
-                extras.setdefault(i, {})[j] = value
-    grid = Grid([n for n, _ in body], columns, extras)
+    grid = Grid(sheet.numbers, sheet.columns, sheet.extras)
     return RawTable(f"{source} (sheet {sheet.name})", header, grid, digest, kind="xlsx",
                     merged=sheet.merged, origin=origin)
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 import datetime as dt
 import io
 import posixpath
+import re
 import zipfile
 from dataclasses import dataclass
 from typing import Any
@@ -49,11 +50,17 @@ class FormulaWithoutValue(str):
 
 @dataclass(frozen=True)
 class SheetCells:
-    """What one sheet holds: its name, cells by row, and its merged ranges."""
+    """What one sheet holds: its name; the cells of row 1 (the header); the other rows that
+    hold anything, column by column (``columns[j][i]``: the cell under header position ``j``
+    of row ``numbers[i]``, None if absent); the cells right of the header's last named column
+    ({row index: {column: value}}); and its merged ranges ("B4:B6")."""
 
     name: str
-    rows: list[tuple[int, dict[int, object]]]  # (row number, {column index: value}), in order
-    merged: tuple[str, ...] = ()  # "B4:B6"
+    header: list[object]
+    numbers: list[int]
+    columns: list[list[object]]
+    extras: dict[int, dict[int, object]]
+    merged: tuple[str, ...] = ()
 
 
 def _local(tag: str) -> str:
@@ -239,12 +246,23 @@ def _choose_sheet(book: _Book, source: str) -> tuple[str, str]:
     )
 
 
+# Excel's built-in number formats that show a date or a time (ECMA-376 18.8.30; 27-36 and
+# 50-58 are the East Asian date formats).
+_BUILTIN_DATES = frozenset([*range(14, 23), *range(27, 37), *range(45, 48), *range(50, 59)])
+_FORMAT_LITERALS = re.compile(r'".*?"|\[(?!hh?\]|mm?\]|ss?\])[^\]]*\]')  # "text", [Red]
+_DATE_PART = re.compile(r"(?<![_\\])[dmhysDMHYS]")
+
+
+def is_date_format(code: str) -> bool:
+    """Whether a number format shows its number as a date or time (its first section holds a
+    day, month, year, hour, minute or second outside quotes and brackets)."""
+    return bool(_DATE_PART.search(_FORMAT_LITERALS.sub("", code.split(";")[0])))
+
+
 def _date_styles(archive: zipfile.ZipFile, part: str | None, source: str) -> frozenset[int]:
     """Indexes of the cell formats that show a number as a date or time."""
     if part is None or part not in archive.NameToInfo:
         return frozenset()
-    from openpyxl.styles.numbers import BUILTIN_FORMATS, is_date_format
-
     codes: dict[int, str] = {}
     formats: list[int] = []
     in_cell_formats = False
@@ -258,7 +276,7 @@ def _date_styles(archive: zipfile.ZipFile, part: str | None, source: str) -> fro
         elif tag == "xf" and in_cell_formats:
             formats.append(_int(attrib.get("numFmtId")))
     return frozenset(i for i, fmt in enumerate(formats)
-                     if is_date_format(codes.get(fmt, BUILTIN_FORMATS.get(fmt, ""))))
+                     if (is_date_format(codes[fmt]) if fmt in codes else fmt in _BUILTIN_DATES))
 
 
 def _int(text: str | None) -> int:
@@ -378,11 +396,15 @@ class _Sheet:
     def __init__(self, source: str, strings: list[str], dates: frozenset[int],
                  epoch: dt.datetime) -> None:
         self.source, self.strings, self.dates, self.epoch = source, strings, dates, epoch
-        self.rows: list[tuple[int, dict[int, object]]] = []
+        self.header: list[object] = []
+        self.width = 0  # header cells up to the last named one
+        self.numbers: list[int] = []
+        self.columns: list[list[object]] = []
+        self.extras: dict[int, dict[int, object]] = {}
         self.merged: list[str] = []
         self.cells = 0
         self.row = 0
-        self.values: dict[int, object] = {}
+        self.values: list[tuple[int, object]] = []  # the current row's cells
         self.column = -1
         self.ref = ""
         self.type = "n"
@@ -433,8 +455,7 @@ class _Sheet:
             self._cell_end()
         elif tag == row:
             if self.values:
-                self.rows.append((self.row, self.values))
-                self.values = {}
+                self._row_end()
         elif tag == t:
             self.inline.append("".join(self.text))
             self.collect = False
@@ -456,8 +477,41 @@ class _Sheet:
                 "damaged or not a scenario table. Open it in Excel and save it again."
             )
         self.row = number
-        self.values = {}
+        self.values = []
         self.column = -1
+
+    def _row_end(self) -> None:
+        """Keep the row: as the header (row 1), or in the columns if any cell holds something.
+        Each column is padded with None only when a later row has a cell in it, so memory
+        follows the cells, not rows × columns."""
+        values, self.values = self.values, []
+        if self.row == 1:
+            header: list[object] = [None] * (max(c for c, _ in values) + 1)
+            for column, value in values:
+                header[column] = value
+            named = [j for j, v in enumerate(header) if v is not None and str(v).strip()]
+            self.header, self.width = header, (named[-1] + 1 if named else 0)
+            self.columns = [[] for _ in range(self.width)]
+            return
+        if not any(v is not None and v != "" for _, v in values):
+            return
+        index = len(self.numbers)
+        self.numbers.append(self.row)
+        for column, value in values:
+            if column < self.width:
+                cells = self.columns[column]
+                if len(cells) < index:
+                    cells.extend([None] * (index - len(cells)))
+                cells.append(value)
+            else:
+                self.extras.setdefault(index, {})[column] = value
+
+    def finish(self) -> tuple[list[int], list[list[object]]]:
+        """The row numbers and the columns, each padded to the number of rows."""
+        n = len(self.numbers)
+        for cells in self.columns:
+            cells.extend([None] * (n - len(cells)))
+        return self.numbers, self.columns
 
     def _cell_start(self, attrib: dict[str, str]) -> None:
         self.cells += 1
@@ -492,7 +546,7 @@ class _Sheet:
             if isinstance(value, str) and len(value) > MAX_CELL_CHARS:
                 where = f"cell {self.ref}" if self.ref else f"a cell in row {self.row}"
                 raise _too_long(self.source, where, len(value))
-            self.values[self.column] = value
+            self.values.append((self.column, value))
 
     def _value(self) -> object:
         kind, raw = self.type, self.value
@@ -524,11 +578,17 @@ class _Sheet:
         return raw  # str: a formula's text; e: an error value like #DIV/0!; d: an ISO date
 
 
-def _as_date(serial: float, epoch: dt.datetime) -> object:
-    from openpyxl.utils.datetime import from_excel
+_WINDOWS_EPOCH = dt.datetime(1899, 12, 30)
+_MAC_EPOCH = dt.datetime(1904, 1, 1)
 
+
+def _as_date(serial: float, epoch: dt.datetime) -> object:
+    """The date and time a serial number shows in a date-formatted cell (Excel's 1900 system
+    counts a 29 February 1900 that never was: serials below 60 are a day later)."""
+    if epoch == _WINDOWS_EPOCH and 0 < serial < 60:
+        serial += 1
     try:
-        return from_excel(serial, epoch)
+        return epoch + dt.timedelta(days=round(serial * 86_400) / 86_400)
     except (OverflowError, ValueError):
         return serial
 
@@ -547,9 +607,8 @@ def read_sheet(source: str, data: bytes) -> SheetCells:
                                     "the file is damaged. Open it in Excel and save it again.")
         dates = _date_styles(archive, book.styles, source)
         strings = _shared_strings(archive, book.shared_strings, source)
-        from openpyxl.utils.datetime import CALENDAR_MAC_1904, CALENDAR_WINDOWS_1900
-
-        epoch = CALENDAR_MAC_1904 if book.date1904 else CALENDAR_WINDOWS_1900
+        epoch = _MAC_EPOCH if book.date1904 else _WINDOWS_EPOCH
         sheet = _Sheet(source, strings, dates, epoch)
         _parse(archive, part, sheet, source)
-    return SheetCells(name, sheet.rows, tuple(sheet.merged))
+    numbers, columns = sheet.finish()
+    return SheetCells(name, sheet.header, numbers, columns, sheet.extras, tuple(sheet.merged))
