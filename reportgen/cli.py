@@ -133,11 +133,12 @@ def validate(input_path: Path, debug: bool) -> None:
         checked = load(input_path)
         _warn(checked.warnings)
         n, w = len(checked.scenarios), len(checked.warnings)
+        scenarios = f"{n:,} scenario{'s' if n != 1 else ''}"
         if w:
-            click.echo(f"{input_path}: {n:,} scenarios, no errors, {w:,} warning"
+            click.echo(f"{input_path}: {scenarios}, no errors, {w:,} warning"
                        f"{'s' if w != 1 else ''} (above): read before you build.")
         else:
-            click.echo(f"{input_path}: {n:,} scenarios, no problems.")
+            click.echo(f"{input_path}: {scenarios}, no problems.")
 
     _guarded(debug, action)
 
