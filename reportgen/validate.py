@@ -38,6 +38,7 @@ from reportgen.header_map import map_header
 from reportgen.inputfiles import InputFile
 from reportgen.readers import Grid, RawTable, _FormulaWithoutValue
 from reportgen.visible import BIDI_CONTROLS, describe_invisible, identity, visible
+from reportgen.xlsx_input import column_index
 
 MAX_SCENARIOS = 2_000_000
 MIN_POSITIVE = 1e-6  # a "> 0" value below this is a typo or an underflow (5e-324), not an input
@@ -502,8 +503,6 @@ def _check_merged(table: RawTable, positions: dict[str, int], grid: Grid,
     reads blank (a default, or no latency target). Each such cell is reported as what it is."""
     if not table.merged:
         return
-    from reportgen.xlsx_input import _column
-
     column_of = {i: name for name, i in positions.items()}
     numbers = grid.numbers
     budget = MAX_MERGED_CELLS_CHECKED
@@ -511,7 +510,7 @@ def _check_merged(table: RawTable, positions: dict[str, int], grid: Grid,
         match = _MERGED.match(ref)
         if not match:
             continue
-        first_col, last_col = _column(match[1]), _column(match[3])
+        first_col, last_col = column_index(match[1]), column_index(match[3])
         first_row, last_row = int(match[2]), int(match[4])
         at = bisect.bisect_left(numbers, first_row)
         anchor = (grid.columns[first_col][at] if at < len(numbers) and numbers[at] == first_row
@@ -519,11 +518,9 @@ def _check_merged(table: RawTable, positions: dict[str, int], grid: Grid,
         if _blank(anchor):
             continue
         lo, hi = at, bisect.bisect_right(numbers, last_row)
-        for j in range(max(first_col, 0), last_col + 1):
-            if j not in column_of:
-                continue
+        for j in sorted(j for j in column_of if first_col <= j <= last_col):
             for i in range(lo, hi):
-                if (numbers[i], j) == (first_row, first_col):
+                if (numbers[i], j) == (first_row, first_col) or not _blank(grid.columns[j][i]):
                     continue
                 budget -= 1
                 if budget < 0:

@@ -2,11 +2,11 @@
 
 A workbook is a zip archive of XML parts. Before any XML is parsed, the archive's directory is
 checked: number of parts, their expanded size, the size of the shared-strings part. The parts
-are then parsed once, with defusedxml (no entity declarations: no "billion laughs", no external
-entities) and without building a tree: a handler receives each element as the parser meets it
-and keeps only the cell values, so memory follows the table, not the file. While parsing it
-enforces the limits on shared strings (count and length), cell text (Excel's 32,767 characters)
-and cells, so a hostile file stops early instead of running long.
+are then parsed once by expat, defused as defusedxml defuses it (no entity declarations: no
+"billion laughs", no external entities), without building a tree: handlers receive each element
+as the parser meets it and keep only what is needed, so memory follows the table, not the file.
+While parsing, the limits on shared strings (count and length), cell text (Excel's 32,767
+characters) and cells are enforced, so a hostile file stops early instead of running long.
 
 Formulas are never evaluated: a formula cell gives the value the spreadsheet saved with it, or a
 FormulaWithoutValue when it has none. A number formatted as a date or time becomes a
@@ -35,7 +35,7 @@ MAX_XLSX_COLUMNS = 16_384  # Excel's own limit (column XFD)
 MAX_XLSX_CELLS = 10_000_000  # about 300,000 scenarios with every column filled
 MAX_XLSX_SHARED_STRINGS = 2_000_000
 MAX_XLSX_SHARED_STRINGS_BYTES = 100 * 1024 * 1024
-MAX_XLSX_PART_BYTES = 64 * 1024 * 1024  # workbook, relationships, styles: small in any real file
+MAX_XLSX_PART_BYTES = 32 * 1024 * 1024  # workbook, relationships, styles: small in any real file
 MAX_CELL_CHARS = 32_767  # Excel's own limit for the text of a cell
 ZIP_SIGNATURE = b"PK\x03\x04"
 _READ = 1 << 20
@@ -105,13 +105,16 @@ def check_archive(source: str, data: bytes) -> zipfile.ZipFile:
 
 
 class _Tree:
-    """Handlers keeping (tag, attributes) of every element: for the small parts."""
+    """Handlers keeping (tag, attributes) of the elements named ``keep``: for the small parts."""
 
-    def __init__(self) -> None:
+    def __init__(self, keep: frozenset[str]) -> None:
+        self.keep = keep
         self.elements: list[tuple[str, dict[str, str]]] = []
 
     def start(self, tag: str, attrib: dict[str, str]) -> None:
-        self.elements.append((_local(tag), attrib))
+        local = _local(tag)
+        if local in self.keep:
+            self.elements.append((local, attrib))
 
     def end(self, tag: str) -> None:
         pass
@@ -165,7 +168,7 @@ def _parse(archive: zipfile.ZipFile, name: str, target: Any, source: str) -> Non
         ) from None
 
 
-def _elements(archive: zipfile.ZipFile, name: str, source: str
+def _elements(archive: zipfile.ZipFile, name: str, source: str, *keep: str
               ) -> list[tuple[str, dict[str, str]]]:
     info = archive.getinfo(name)
     if info.file_size > MAX_XLSX_PART_BYTES:
@@ -174,7 +177,7 @@ def _elements(archive: zipfile.ZipFile, name: str, source: str
             f"{describe_size(MAX_XLSX_PART_BYTES)}. It was not saved by a spreadsheet; open it "
             "in Excel and save it again, or save the scenarios as CSV."
         )
-    tree = _Tree()
+    tree = _Tree(frozenset(keep))
     _parse(archive, name, tree, source)
     return tree.elements
 
@@ -186,7 +189,7 @@ def _relationships(archive: zipfile.ZipFile, part: str, source: str) -> dict[str
     if rels not in archive.NameToInfo:
         return {}
     found = {}
-    for tag, attrib in _elements(archive, rels, source):
+    for tag, attrib in _elements(archive, rels, source, "Relationship"):
         if tag == "Relationship" and attrib.get("TargetMode") != "External":
             target = attrib.get("Target", "")
             path = (target.lstrip("/") if target.startswith("/")
@@ -213,7 +216,7 @@ def _workbook(archive: zipfile.ZipFile, source: str) -> _Book:
     rels = _relationships(archive, book, source)
     sheets: list[tuple[str, str, str]] = []
     date1904 = False
-    for tag, attrib in _elements(archive, book, source):
+    for tag, attrib in _elements(archive, book, source, "workbookPr", "sheet"):
         if tag == "workbookPr":
             date1904 = attrib.get("date1904", "0").lower() in ("1", "true")
         elif tag == "sheet":
@@ -266,7 +269,8 @@ def _date_styles(archive: zipfile.ZipFile, part: str | None, source: str) -> fro
     codes: dict[int, str] = {}
     formats: list[int] = []
     in_cell_formats = False
-    for tag, attrib in _elements(archive, part, source):
+    for tag, attrib in _elements(archive, part, source, "numFmt", "cellXfs", "cellStyleXfs",
+                                 "cellStyles", "dxfs", "xf"):
         if tag == "numFmt":
             codes[_int(attrib.get("numFmtId"))] = attrib.get("formatCode", "")
         elif tag == "cellXfs":
@@ -361,7 +365,7 @@ def _shared_strings(archive: zipfile.ZipFile, part: str | None, source: str) -> 
 _COLUMN_OF: dict[str, int] = {}
 
 
-def _column(letters: str) -> int:
+def column_index(letters: str) -> int:
     """0-based index of a column name ("A" → 0, "AB" → 27); -1 if it is not one."""
     index = _COLUMN_OF.get(letters)
     if index is None:
@@ -524,7 +528,7 @@ class _Sheet:
         ref = attrib.get("r")
         if ref:
             self.ref = ref
-            self.column = _column(ref.rstrip("0123456789"))
+            self.column = column_index(ref.rstrip("0123456789"))
         else:
             self.column += 1
             self.ref = ""
