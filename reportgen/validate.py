@@ -449,6 +449,7 @@ def validate(table: RawTable, catalogs: Catalogs | None = None,
                     spec_frame.iloc[keep].reset_index(drop=True), [rows[i] for i in keep],
                     [shown[i] for i in keep], catalogs, out)
     _check_roles(scenarios, rows, shown, out)
+    _check_workload_spellings(scenarios["workload"].tolist(), rows, shown, out)
     warnings = [*out.warnings, *_workload_warnings(scenarios, table.source)]
     if out.issues:
         order = {c.name: k for k, c in enumerate(schema.COLUMNS)}
@@ -609,6 +610,24 @@ def _check_names(names: list[str], shown: Sequence[str], rows: list[int],
                     "a unique name per scenario", label)
         else:
             first[key] = row, name
+
+
+def _check_workload_spellings(workloads: list[str], rows: list[int], names: Sequence[str],
+                              out: _Collector) -> None:
+    """Rows are grouped by workload with case and spacing ignored (as the workbook's LOWER(TRIM())
+    does); two spellings that differ only in invisible characters or Unicode form would read the
+    same but be two workloads, each budgeted. They are reported."""
+    first: dict[str, tuple[str, int]] = {}  # identity → (grouping key, first row)
+    for row, written, name in zip(rows, workloads, names, strict=True):
+        if not written:
+            continue
+        key = " ".join(written.split()).lower()
+        seen = first.setdefault(identity(written), (key, row))
+        if seen[0] != key:
+            out.add(row, "workload", f"{_quote(written)} reads the same as the workload on row "
+                    f"{seen[1]} but differs in invisible characters or Unicode form",
+                    "one spelling per workload (rows of one workload compete; two spellings "
+                    "would be budgeted apart)", name, "type the workload name again")
 
 
 def _looks_like_path(name: str) -> bool:

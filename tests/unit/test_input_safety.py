@@ -372,3 +372,24 @@ def test_the_default_scenarios_read_the_same_quoted_and_plain(tmp_path: Path) ->
     frame.to_csv(quoted, index=False, quoting=1)  # every cell quoted: the csv module reads it
     a, b = load(plain), load(quoted)
     pd.testing.assert_frame_equal(a.scenarios, b.scenarios)
+
+
+# --- names are what a reader sees ---------------------------------------------------------------
+
+
+def test_two_spellings_of_one_workload_that_read_the_same_are_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The workbook groups workloads by LOWER(TRIM()): "Chat " is "chat", but "chat" with a
+    zero-width space, or Café in two Unicode forms, would be two workloads, each budgeted."""
+    lines = [",".join([*NAMES, "workload"])] + [
+        f"s{i},{ROW},{w}" for i, w in enumerate(["chat", "Chat ", "chat\u200b", "Caf\u00e9",
+                                                  "Cafe\u0301"])]
+    (tmp_path / "plan.csv").write_text("\n".join(lines) + "\n", "utf-8")
+    monkeypatch.chdir(tmp_path)
+    code, err, _ = _run(["validate", "plan.csv"], capsys)
+    assert code == 2
+    problems = [line for line in err.splitlines() if line.startswith("  row")]
+    assert [line.split(":")[0] for line in problems] == [
+        '  row 4 (scenario "s2"), column workload', '  row 6 (scenario "s4"), column workload']
+    assert '"chat\\u200b" reads the same as the workload on row 2' in problems[0]
