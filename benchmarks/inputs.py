@@ -54,8 +54,9 @@ def _best(runs: int, command: list[str]) -> tuple[float, float, int, str]:
     return min(results, key=lambda r: r[0])
 
 
-def _stage_times(path: Path, runs: int) -> dict[str, float]:
-    """Seconds of read and validate (best of ``runs``) in a fresh process, and its peak MiB."""
+def _stage_times(path: Path, runs: int, checkout: Path = ROOT) -> dict[str, float]:
+    """Seconds of read and validate (best of ``runs``) in a fresh process, and its peak MiB;
+    ``checkout``: the reportgen source tree to measure (another one gives a baseline)."""
     code = (
         "import json, resource, sys, time\n"
         "from pathlib import Path\n"
@@ -73,8 +74,11 @@ def _stage_times(path: Path, runs: int) -> dict[str, float]:
         "best['peak_mib'] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024\n"
         "print(json.dumps(best))\n"
     )
-    done = subprocess.run([sys.executable, "-c", code, str(path)], cwd=ROOT, env=ENV,
-                          capture_output=True, text=True, check=True)
+    done = subprocess.run([sys.executable, "-c", code, str(path)], cwd=checkout,
+                          env={**ENV, "PYTHONPATH": str(checkout)}, capture_output=True,
+                          text=True)
+    if done.returncode:
+        raise RuntimeError(f"measuring {path.name} failed:\n{done.stderr[-2000:]}")
     figures: dict[str, float] = json.loads(done.stdout)
     return figures
 
@@ -179,7 +183,7 @@ def _worst_workbook(path: Path) -> tuple[int, int]:
             block.append(
                 f'<row r="{n}"><c t="s"><v>{len(fixed) + i}</v></c><c t="s"><v>10</v></c>'
                 f'<c t="s"><v>11</v></c><c><v>{1 + i % 97}</v></c><c><v>{100 + i % 3000}</v></c>'
-                f'<c><v>{50 + i % 700}</v></c><c><v>{0.5 + i % 7}</v></c><c><v>8000</v></c>'
+                f'<c><v>{50 + i % 700}</v></c><c><v>{(1 + i % 97) / 2}</v></c><c><v>8000</v></c>'
                 f"<c><v>2000</v></c><c><v>{500 + i % 9}</v></c></row>")
             if len(block) == 10_000:
                 yield "".join(block).encode()
@@ -213,6 +217,8 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=100_000)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--quick", action="store_true", help="skip the workbooks at the limits")
+    parser.add_argument("--baseline", type=Path, help="another reportgen checkout (e.g. main) "
+                        "whose read + validate is measured alternately with this one")
     options = parser.parse_args()
     n, runs = options.rows, options.repeat
     with tempfile.TemporaryDirectory() as tmp:
@@ -221,6 +227,17 @@ def main() -> None:
         stages = _stage_times(csv_path, runs)
         print(f"read + validate, {n:,}-row CSV: read {stages['read']:.2f} s, validate "
               f"{stages['validate']:.2f} s (best of {runs}); peak {stages['peak_mib']:,.0f} MiB")
+        if options.baseline:
+            ours, theirs = [], []
+            for _ in range(runs):  # alternately, so that both see the same load
+                ours.append(_stage_times(csv_path, 1))
+                theirs.append(_stage_times(csv_path, 1, options.baseline))
+            for label, runs_of in (("this checkout", ours), (str(options.baseline), theirs)):
+                read = min(r["read"] for r in runs_of)
+                check = min(r["validate"] for r in runs_of)
+                peak = min(r["peak_mib"] for r in runs_of)
+                print(f"  {label}: read {read:.2f} s + validate {check:.2f} s = "
+                      f"{read + check:.2f} s; peak {peak:,.0f} MiB")
         xlsx_path = _as_xlsx(csv_path)
         stages = _stage_times(xlsx_path, 1)
         print(f"read + validate, {n:,}-row XLSX ({xlsx_path.stat().st_size / 2**20:.1f} MiB): "
