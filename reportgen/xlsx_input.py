@@ -32,9 +32,9 @@ MAX_XLSX_UNCOMPRESSED_BYTES = 500 * 1024 * 1024  # refuse "zip bombs" before par
 MAX_XLSX_MEMBERS = 10_000
 MAX_XLSX_ROWS = 1_048_576  # Excel's own limit; a row number beyond it means a damaged file
 MAX_XLSX_COLUMNS = 16_384  # Excel's own limit (column XFD)
-MAX_XLSX_CELLS = 10_000_000  # about 300,000 scenarios with every column filled
-MAX_XLSX_SHARED_STRINGS = 2_000_000
-MAX_XLSX_SHARED_STRINGS_BYTES = 100 * 1024 * 1024
+MAX_XLSX_CELLS = 5_000_000  # about 150,000 scenarios with every column filled
+MAX_XLSX_SHARED_STRINGS = 1_000_000
+MAX_XLSX_SHARED_STRINGS_BYTES = 64 * 1024 * 1024
 MAX_XLSX_PART_BYTES = 32 * 1024 * 1024  # workbook, relationships, styles: small in any real file
 MAX_CELL_CHARS = 32_767  # Excel's own limit for the text of a cell
 ZIP_SIGNATURE = b"PK\x03\x04"
@@ -381,14 +381,14 @@ def column_index(letters: str) -> int:
 
 
 def _number(text: str) -> object:
-    try:
+    """The number a cell's value holds: an int if written as one, else a float; the text as
+    written if it is not a number (for the message)."""
+    if text.isdigit() or (text[0] == "-" and text[1:].isdigit()):
         return int(text)
-    except ValueError:
-        pass
     try:
         return float(text)
     except ValueError:
-        return text  # not a number after all: the text as written, for the message
+        return text
 
 
 class _Sheet:
@@ -522,7 +522,7 @@ class _Sheet:
         if self.cells > MAX_XLSX_CELLS:
             raise ScenarioFileError(
                 f"{self.source} has more than {MAX_XLSX_CELLS:,} cells; an .xlsx scenario file "
-                "holds at most that many (about 300,000 scenarios with every column). Save "
+                "holds at most that many (about 150,000 scenarios with every column). Save "
                 "the scenarios as CSV."
             )
         ref = attrib.get("r")
