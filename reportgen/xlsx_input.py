@@ -35,6 +35,7 @@ MAX_XLSX_COLUMNS = 16_384  # Excel's own limit (column XFD)
 MAX_XLSX_CELLS = 5_000_000  # about 150,000 scenarios with every column filled
 MAX_XLSX_SHARED_STRINGS = 1_000_000
 MAX_XLSX_SHARED_STRINGS_BYTES = 64 * 1024 * 1024
+MAX_XLSX_INLINE_TEXT_CHARS = 64 * 1024 * 1024  # text written in the cells themselves
 MAX_XLSX_PART_BYTES = 32 * 1024 * 1024  # workbook, relationships, styles: small in any real file
 MAX_CELL_CHARS = 32_767  # Excel's own limit for the text of a cell
 ZIP_SIGNATURE = b"PK\x03\x04"
@@ -407,6 +408,7 @@ class _Sheet:
         self.extras: dict[int, dict[int, object]] = {}
         self.merged: list[str] = []
         self.cells = 0
+        self.inline_chars = 0
         self.row = 0
         self.values: list[tuple[int, object]] = []  # the current row's cells
         self.column = -1
@@ -547,9 +549,17 @@ class _Sheet:
     def _cell_end(self) -> None:
         value = self._value()
         if value is not None:
-            if isinstance(value, str) and len(value) > MAX_CELL_CHARS:
-                where = f"cell {self.ref}" if self.ref else f"a cell in row {self.row}"
-                raise _too_long(self.source, where, len(value))
+            if isinstance(value, str) and self.type != "s":  # text in the cell itself
+                if len(value) > MAX_CELL_CHARS:
+                    where = f"cell {self.ref}" if self.ref else f"a cell in row {self.row}"
+                    raise _too_long(self.source, where, len(value))
+                self.inline_chars += len(value)
+                if self.inline_chars > MAX_XLSX_INLINE_TEXT_CHARS:
+                    raise ScenarioFileError(
+                        f"{self.source} holds more than {MAX_XLSX_INLINE_TEXT_CHARS:,} "
+                        "characters of text in its cells; that is not a scenario table. Save "
+                        "the scenarios as CSV."
+                    )
             self.values.append((self.column, value))
 
     def _value(self) -> object:

@@ -343,6 +343,7 @@ def _with_shared_strings(path: Path, strings: bytes) -> Path:
     ("MAX_XLSX_SHARED_STRINGS_BYTES", 10_000, "its texts (shared strings) expand to 40 KiB; "
      "the limit is 9.8 KiB"),
     ("MAX_XLSX_CELLS", 10, "has more than 10 cells"),
+    ("MAX_XLSX_INLINE_TEXT_CHARS", 20, "holds more than 20 characters of text in its cells"),
 ])
 def test_a_workbook_over_a_parse_limit_is_refused(
     limit: str, value: int, message: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
