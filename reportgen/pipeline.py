@@ -22,6 +22,7 @@ from reportgen.columns import OUTPUT_COLUMNS
 from reportgen.engine import estimate
 from reportgen.errors import InputError, OutputOverInputError
 from reportgen.inputfiles import InputFile, find_overwritten_input
+from reportgen.levers import with_levers
 from reportgen.outputs import staged_outputs
 from reportgen.plan import Plan, Provenance
 from reportgen.readers import read_table
@@ -67,8 +68,8 @@ def make_plan(checked: ValidatedInput, input_name: str, title: str = "",
     best = found.best()
     scenarios = concrete(checked.scenarios, best)
     results = estimate(scenarios, checked.tables)
-    typed = estimate(as_typed(checked.scenarios, specs, best), checked.tables)
-    results = pd.concat([results, decide(results, found, typed)], axis=1)
+    baseline = estimate(as_typed(checked.scenarios, specs, best), checked.tables)
+    results = pd.concat([results, decide(results, found, baseline)], axis=1)
     provenance = Provenance(
         title=title or "GPU capacity and budget plan",
         input_name=input_name,
@@ -76,7 +77,8 @@ def make_plan(checked: ValidatedInput, input_name: str, title: str = "",
         generated=generated or dt.date.today(),
         version=__version__,
     )
-    return Plan(scenarios, checked.tables, results, provenance, checked.scenarios, specs, found)
+    return Plan(scenarios, checked.tables, results, provenance, typed=checked.scenarios,
+                specs=specs, search=found)
 
 
 def write_results_csv(results: pd.DataFrame, path: Path | TextIO) -> None:
@@ -161,6 +163,9 @@ def build(options: BuildOptions, progress: Callable[[str], None] | None = None) 
                               checked.inputs)
     _check_size(checked, options.input_path.name, options.formats)
     plan = make_plan(checked, options.input_path.name, options.title, options.generated)
+    if {"xlsx", "pdf"} & set(options.formats):
+        step("weighing the levers of each plan row")
+        plan = with_levers(plan)
     outputs: list[Path] = []
     with staged_outputs(options.out_dir) as stage:
         if "csv" in options.formats:
