@@ -8,14 +8,11 @@ A CSV efficiency file ``NAME.csv`` keeps its runs in ``NAME-runs.csv`` next to i
 
 from __future__ import annotations
 
-import contextlib
 import datetime as dt
-import io
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -26,6 +23,7 @@ from reportgen.calibration.loadtest_fit import PARAMETERS, RUN_TABLE_COLUMNS, St
 from reportgen.catalog import Catalogs
 from reportgen.efficiency import NUMERIC
 from reportgen.errors import InputError
+from reportgen.inputfiles import InputFile
 from reportgen.readers import RawTable, read_table
 
 LOADTEST = "load test"  # the `calibrated` value of a row fitted on your load test
@@ -157,6 +155,7 @@ class UserEfficiency:
     rows: pd.DataFrame  # indexed by key: the shipped columns (filled) and any others
     runs: pd.DataFrame | None  # RUN_TABLE_COLUMNS
     runs_source: str
+    files: tuple[InputFile, ...] = ()  # the files read (no output may replace them)
 
 
 def _key_parts(key: str, catalogs: Catalogs) -> tuple[str, str, str] | str:
@@ -286,47 +285,26 @@ def _rows(table: RawTable, catalogs: Catalogs) -> pd.DataFrame:
 FIRST_ROW = 2
 
 
-@contextlib.contextmanager
-def _workbook(path: Path) -> Iterator[tuple[Any, Any]]:
-    """A workbook read the way scenario workbooks are (size and archive checked first): its
-    cell values and its formulas."""
-    import openpyxl
+def _read_sheet(path: Path, sheet: str) -> RawTable | None:
+    """The table at the top of a named worksheet (None if the workbook has no such sheet), read
+    as a scenario sheet is (values, never formulas); the table ends at its first blank row."""
+    from reportgen.inputfiles import read_input
+    from reportgen.readers import MAX_INPUT_BYTES, Grid
+    from reportgen.xlsx_input import read_named_sheet
 
-    from reportgen.readers import MAX_INPUT_BYTES, _check_archive
-
-    if path.stat().st_size > MAX_INPUT_BYTES:
-        raise EfficiencyFileError(str(path), [f"larger than {MAX_INPUT_BYTES / 2**20:,.0f} MiB; "
-                                              "an efficiency workbook is a few rows"])
-    data = path.read_bytes()
-    _check_archive(str(path), data)
-    values = openpyxl.load_workbook(io.BytesIO(data), read_only=True, data_only=True)
-    formulas = openpyxl.load_workbook(io.BytesIO(data), read_only=True, data_only=False)
-    try:
-        yield values, formulas
-    finally:
-        values.close()
-        formulas.close()
+    data, origin = read_input(path, what="an .xlsx workbook", limit=MAX_INPUT_BYTES)
+    cells = read_named_sheet(str(path), data, sheet)
+    if cells is None:
+        return None
+    grid = Grid(cells.numbers, cells.columns, cells.extras)
+    header = ["" if c is None else str(c).strip() for c in cells.header]
+    rows = [(n, row) for i, (n, row) in enumerate(grid) if n == FIRST_ROW + i]
+    return RawTable(f"{path} (sheet {cells.name})", header, rows, "", kind="xlsx", origin=origin)
 
 
 def has_sheet(path: Path, sheet: str) -> bool:
-    """Whether the workbook ``path`` has a sheet of that name (any case)."""
-    with _workbook(path) as (values, _):
-        return sheet.lower() in (n.lower() for n in values.sheetnames)
-
-
-def _read_sheet(path: Path, sheet: str) -> RawTable | None:
-    """The table at the top of a named sheet (None if the workbook has no such sheet), read
-    like a scenario sheet; the table ends at its first blank row."""
-    from reportgen.readers import _xlsx_rows  # the scenario sheet's reading: values, not formulas
-
-    with _workbook(path) as (values, formulas):
-        names = {n.lower(): n for n in values.sheetnames}
-        if sheet.lower() not in names:
-            return None
-        name = names[sheet.lower()]
-        header, rows = _xlsx_rows(str(path), values[name], formulas[name])
-    table = [(n, cells) for i, (n, cells) in enumerate(rows) if n == FIRST_ROW + i]
-    return RawTable(f"{path} (sheet {name})", header, table, "", kind="xlsx")
+    """Whether the workbook ``path`` has a worksheet of that name (any case)."""
+    return _read_sheet(path, sheet) is not None
 
 
 def _runs_frame(table: RawTable) -> pd.DataFrame:
@@ -363,9 +341,15 @@ def read_efficiency(path: Path, catalogs: Catalogs) -> UserEfficiency:
         table = read_table(path)
         companion = runs_path(path)
         runs_table = read_table(companion) if companion.is_file() else None
+    return _user(table, runs_table, catalogs)
+
+
+def _user(table: RawTable, runs_table: RawTable | None, catalogs: Catalogs) -> UserEfficiency:
     rows = _rows(table, catalogs)
     runs = _runs_frame(runs_table) if runs_table is not None else None
-    return UserEfficiency(table.source, rows, runs, runs_table.source if runs_table else "")
+    files = tuple(t.origin for t in (table, runs_table) if t is not None and t.origin)
+    return UserEfficiency(table.source, rows, runs, runs_table.source if runs_table else "",
+                          files)
 
 
 def scenario_workbook_efficiency(path: Path, catalogs: Catalogs) -> UserEfficiency | None:
@@ -373,10 +357,7 @@ def scenario_workbook_efficiency(path: Path, catalogs: Catalogs) -> UserEfficien
     table = _read_sheet(path, EFFICIENCY_SHEET)
     if table is None:
         return None
-    runs_table = _read_sheet(path, RUNS_SHEET)
-    rows = _rows(table, catalogs)
-    runs = _runs_frame(runs_table) if runs_table is not None else None
-    return UserEfficiency(table.source, rows, runs, runs_table.source if runs_table else "")
+    return _user(table, _read_sheet(path, RUNS_SHEET), catalogs)
 
 
 def join(shipped: pd.DataFrame, user: UserEfficiency

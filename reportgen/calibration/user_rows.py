@@ -54,7 +54,8 @@ def apply(checked: ValidatedInput, user: UserEfficiency, catalogs: Catalogs,
     table, applied, replaced = join(shipped, user)
     defaults = {k: default_key(k, shipped, catalogs) for k in applied}
     tables = dataclasses.replace(checked.tables, efficiency=table)
-    return (dataclasses.replace(checked, tables=tables),
+    inputs = (*checked.inputs, *user.files)
+    return (dataclasses.replace(checked, tables=tables, inputs=inputs),
             UserCalibration(user, shipped, tuple(applied), tuple(replaced), defaults,
                             notes=notes))
 

@@ -1,8 +1,8 @@
 """A load-test result file as a parsed document: bytes read safely, then JSON, JSON Lines, YAML
 or CSV by what the text looks like (never by the file's name).
 
-Reading goes through :func:`read_bytes`, the one place that opens a result file: regular files
-only, at most MAX_RESULT_BYTES.
+Reading goes through :func:`reportgen.inputfiles.read_input`: regular files only, at most
+MAX_RESULT_BYTES.
 """
 
 from __future__ import annotations
@@ -10,13 +10,13 @@ from __future__ import annotations
 import csv
 import io
 import json
-import stat
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from reportgen.errors import InputError
+from reportgen.errors import InputError, InputFileError
+from reportgen.inputfiles import read_input
 
 MAX_RESULT_BYTES = 256 * 2**20  # a GuideLLM sweep that keeps 10 sampled requests per run: ~5 MB
 
@@ -39,29 +39,11 @@ def fail(source: str, what: str, expected: str, todo: str) -> ResultFileError:
 
 def read_bytes(path: Path, *, what: str, limit: int = MAX_RESULT_BYTES) -> bytes:
     """The bytes of the regular file ``path`` (at most ``limit``)."""
-    shown = str(path)
     try:
-        st = path.stat()
-    except FileNotFoundError:
-        raise fail(shown, "no such file", what, "Check the path.") from None
-    except OSError as err:
-        raise fail(shown, f"cannot be read ({err.strerror or err})", what,
-                   "Check that you may read it.") from None
-    if not stat.S_ISREG(st.st_mode):
-        kind = "a folder" if stat.S_ISDIR(st.st_mode) else "not a regular file"
-        raise fail(shown, f"is {kind}", what, "Give the path of the result file itself.")
-    if st.st_size > limit:
-        raise fail(shown, f"is {st.st_size / 2**20:,.0f} MiB", f"{what} of at most "
-                   f"{limit / 2**20:,.0f} MiB", "Give the summary file, not per-request logs.")
-    try:
-        with path.open("rb") as handle:
-            data = handle.read(limit + 1)
-    except OSError as err:
-        raise fail(shown, f"cannot be read ({err.strerror or err})", what,
-                   "Check that you may read it.") from None
-    if len(data) > limit:
-        raise fail(shown, "grew past the size limit while it was read", what,
-                   "Wait until the load test has finished writing it.")
+        data, _ = read_input(path, what=what, limit=limit,
+                             too_big="Give the summary file, not per-request logs.")
+    except InputFileError as err:
+        raise ResultFileError([str(err)]) from None
     return data
 
 
