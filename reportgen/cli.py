@@ -101,15 +101,16 @@ def build(input_path: Path | None, out_dir: Path, title: str, formats: tuple[str
 def estimate(input_path: Path, as_json: bool, debug: bool) -> None:
     """Estimate INPUT and print the results (CSV, or JSON with --json) to stdout."""
     from reportgen.pipeline import load, make_plan, results_json, write_results_csv
+    from reportgen.stamp import stamped_results
 
     def action() -> None:
         checked = load(input_path)
         plan = make_plan(checked, input_path.name)
         _warn(checked.warnings)
         if as_json:
-            click.echo(results_json(plan.results))
+            click.echo(results_json(stamped_results(plan)))
         else:
-            write_results_csv(plan.results, sys.stdout)
+            write_results_csv(stamped_results(plan), sys.stdout)
 
     _guarded(debug, action)
 

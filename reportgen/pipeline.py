@@ -14,11 +14,14 @@ import numpy as np
 import pandas as pd
 
 from reportgen import __version__
+from reportgen.digest import inputs_digest, reference_digest
 from reportgen.engine import estimate
 from reportgen.errors import InputError
 from reportgen.outputs import staged_outputs
 from reportgen.plan import Plan, Provenance
 from reportgen.readers import read_table
+from reportgen.stamp import STAMP_COLUMNS, stamped_results
+from reportgen.units import CONSTANTS
 from reportgen.validate import ValidatedInput, validate
 
 FORMATS = ("csv", "xlsx", "pdf")
@@ -61,6 +64,10 @@ def make_plan(checked: ValidatedInput, input_name: str, title: str = "",
         input_sha256=checked.sha256,
         generated=generated or dt.date.today(),
         version=__version__,
+        inputs_digest=inputs_digest(checked.scenarios),
+        reference_digest=reference_digest(
+            checked.tables, {name: c.value for name, c in CONSTANTS.items()}
+        ),
     )
     return Plan(checked.scenarios, checked.tables, results, provenance)
 
@@ -73,6 +80,10 @@ def write_results_csv(results: pd.DataFrame, path: Path | TextIO) -> None:
 def results_json(results: pd.DataFrame) -> str:
     """The results table as a JSON array of objects, one per scenario."""
     records = results.replace({np.nan: None}).to_dict(orient="records")
+    for record in records:  # provenance columns hold JSON text: embed it as JSON
+        for column in STAMP_COLUMNS:
+            if isinstance(record.get(column), str):
+                record[column] = json.loads(record[column])
     return json.dumps(records, indent=2, ensure_ascii=False, allow_nan=False)
 
 
@@ -101,7 +112,7 @@ def build(options: BuildOptions, progress: Callable[[str], None] | None = None) 
         if "csv" in options.formats:
             step("writing results CSV")
             path = options.out_dir / f"{stem}-results.csv"
-            stage(path, lambda p: write_results_csv(plan.results, p))
+            stage(path, lambda p: write_results_csv(stamped_results(plan), p))
             outputs.append(path)
         if "xlsx" in options.formats:
             step("writing workbook")

@@ -35,7 +35,7 @@ PER_SCENARIO: tuple[str, ...] = (
 FLAG = "in_plan_total"
 CHARTED = "monthly_cost"
 
-TOTALS_HEADER_ROW = 8
+TOTALS_HEADER_ROW = 10
 TOTALS_FIRST_ROW = TOTALS_HEADER_ROW + 1
 TOTALS_NOTE = (
     "Sums of Plan columns over rows with in_plan_total = 1: tutorial-method rows and scenarios "
@@ -57,6 +57,8 @@ def _cover(ws: Worksheet, provenance: Provenance) -> None:
         ("reportgen version", provenance.version),
         ("Input file", provenance.input_name),
         ("Input SHA-256", provenance.input_sha256),
+        ("Inputs digest", provenance.inputs_digest),
+        ("Reference digest", provenance.reference_digest),
     )
     for r, (label, value) in enumerate(rows, start=2):
         set_text(ws.cell(row=r, column=1), label)

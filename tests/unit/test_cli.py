@@ -11,6 +11,7 @@ import pytest
 from reportgen import schema
 from reportgen.cli import main
 from reportgen.engine import RESULT_COLUMNS
+from reportgen.stamp import STAMP_COLUMNS
 
 GOOD = (
     "scenario,model,gpu,peak_qps,avg_prompt_tokens,avg_output_tokens,tpot_slo_ms\n"
@@ -29,11 +30,12 @@ def good_csv(tmp_path: Path) -> Path:
 def test_estimate_prints_the_results_csv(
     good_csv: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """`estimate` prints one CSV row per scenario with every results column."""
+    """`estimate` prints one CSV row per scenario with every results column, then the two
+    provenance columns."""
     assert main(["estimate", str(good_csv)]) == 0
     out = capsys.readouterr().out
     header, *rows = out.strip().splitlines()
-    assert header.split(",") == list(RESULT_COLUMNS)
+    assert header.split(",") == [*RESULT_COLUMNS, *STAMP_COLUMNS]
     assert len(rows) == 2
 
 
@@ -43,6 +45,8 @@ def test_estimate_json(good_csv: Path, capsys: pytest.CaptureFixture[str]) -> No
     records = json.loads(capsys.readouterr().out)
     assert [r["scenario"] for r in records] == ["chat", "coder"]
     assert records[1]["model"] == "Llama-3.1-70B"
+    assert records[1]["input_row"]["scenario"] == "coder"
+    assert len(records[0]["provenance"]["inputs_digest"]) == 64
 
 
 def test_build_csv_writes_the_results_and_prints_a_summary(
@@ -52,7 +56,7 @@ def test_build_csv_writes_the_results_and_prints_a_summary(
     out_dir = tmp_path / "out"
     assert main(["build", str(good_csv), "--out", str(out_dir), "--format", "csv"]) == 0
     results = pd.read_csv(out_dir / "plan-results.csv")
-    assert list(results.columns) == list(RESULT_COLUMNS)
+    assert list(results.columns) == [*RESULT_COLUMNS, *STAMP_COLUMNS]
     shown = capsys.readouterr().out
     assert "total (plan)" in shown and "chat" in shown
 

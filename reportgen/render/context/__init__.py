@@ -118,4 +118,5 @@ def build(plan: Plan) -> Report:
         assumptions=assumptions(plan, rows),
         formulas=formulas(),
         pitfalls=pitfalls(rows),
+        inputs_digest=p.inputs_digest,
     )

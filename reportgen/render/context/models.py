@@ -263,3 +263,4 @@ class Report:
     assumptions: tuple[Table, ...]
     formulas: tuple[FormulaGroup, ...]
     pitfalls: tuple[Pitfall, ...]
+    inputs_digest: str = ""  # digest.py: recomputable from the workbook or results CSV
