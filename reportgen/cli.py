@@ -132,11 +132,49 @@ def validate(input_path: Path, debug: bool) -> None:
 
 @app.command()
 @click.option("--markdown", is_flag=True, help="A Markdown table (for the README).")
-def columns(markdown: bool) -> None:
+@click.option("--actuals", is_flag=True, help="The actuals template of `reportgen review`.")
+def columns(markdown: bool, actuals: bool) -> None:
     """Every input column with type, unit, default, allowed values and meaning."""
     from reportgen.terminal import columns_table
 
-    columns_table(markdown)
+    if actuals:
+        from reportgen.review.actuals.measures import TEMPLATE_COLUMNS
+
+        columns_table(markdown, TEMPLATE_COLUMNS, "Actuals template columns (CSV or XLSX; one "
+                      "row per workload and period)")
+    else:
+        columns_table(markdown)
+
+
+@app.command()
+@click.argument("plan_path", metavar="PLAN", type=click.Path(path_type=Path))
+@click.argument("actual_paths", metavar="ACTUALS...", nargs=-1, required=True,
+                type=click.Path(path_type=Path))
+@click.option("--out", "out_dir", default=Path("outputs"), show_default=True,
+              type=click.Path(path_type=Path, file_okay=False), help="Folder for the outputs.")
+@click.option("--title", default="", help="Title of the review (default: the plan's).")
+@click.option("--format", "formats", multiple=True, type=click.Choice(["xlsx", "pdf", "csv"]),
+              help="Outputs to write (repeatable; default: all).")
+@click.option("--debug", is_flag=True, help="Show tracebacks.")
+def review(plan_path: Path, actual_paths: tuple[Path, ...], out_dir: Path, title: str,
+           formats: tuple[str, ...], debug: bool) -> None:
+    """The quarter in review: PLAN (a workbook or results CSV from `reportgen build`) against
+    ACTUALS (the actuals template, Prometheus query_range exports of vLLM metrics, AWS Cost and
+    Usage Report CSVs): variance explained, latency against target, re-forecast."""
+    from reportgen.review.pipeline import FORMATS, ReviewOptions, run_review
+    from reportgen.review.terminal import summary
+    from reportgen.terminal import progress_reporter
+
+    options = ReviewOptions(plan_path, actual_paths, out_dir, title, formats or FORMATS)
+
+    def action() -> None:
+        with progress_reporter() as step:
+            result = run_review(options, step)
+        _warn([f"the plan file was edited after reportgen wrote it: {w}"
+               for w in result.warnings])
+        summary(result)
+
+    _guarded(debug, action)
 
 
 @app.command()

@@ -62,6 +62,13 @@ FORMATS: dict[str, Format] = {
     "s/h": _INT,
     "bytes/GiB": _INT,
     "GiB/GPU": Format(1, "#,##0.0", " GiB"),
+    # quarterly review (reportgen review)
+    "USD": Format(2, '"$"#,##0.00', currency=True),
+    "USD/window": Format(0, '"$"#,##0', currency=True),
+    "GPU-h": Format(0, "#,##0", " GPU-h"),
+    "requests": Format(0, "#,##0", " requests"),
+    "GPU-s/request": Format(3, "0.000", " GPU-s"),
+    "%/month": Format(1, '0.0%', percent=True),
 }
 
 

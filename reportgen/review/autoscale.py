@@ -107,6 +107,11 @@ def advise(actual: WorkloadActuals, tpot_target_ms: float | None, engine_row: pd
         parts.append(f"the samples reach {top:.0%} with no interval over the TPOT target")
     saved = tutorial = cost = None
     if series is not None and not series.empty:
+        times = series.index.to_numpy(dtype=float)
+        spacing = float(np.median(np.diff(times))) / 3600 if len(times) > 1 else 0.0
+        parts.append(f"replayed over {len(times):,} samples {spacing:,.0f} h apart (peaks "
+                     "between samples are not seen, so the saving is an upper bound)"
+                     if spacing > 0.25 else f"replayed over {len(times):,} samples")
         saved = replay(series, out, gpus_per_replica)
         tutorial = replay(series, TUTORIAL_OUT, gpus_per_replica)
         cost = saved * price_per_gpu_hour

@@ -326,7 +326,7 @@ def _mismatches(recorded: pd.DataFrame, engine: pd.DataFrame, prefix: str) -> li
 
 
 def _show(value: Any) -> str:
-    if isinstance(value, float | int | np.floating) and not isinstance(value, bool):
+    if isinstance(value, float | int | np.floating | np.integer) and not isinstance(value, bool):
         return f"{float(value):,.6g}"
     return repr(value)
 

@@ -29,9 +29,9 @@ and the workloads' to the total.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import ROUND_HALF_UP, Context, Decimal
 
 COMPONENTS: tuple[str, ...] = (
     "volume", "mix", "tokens_per_request", "efficiency", "idle_capacity", "price",
@@ -41,12 +41,20 @@ LABELS = {
     "efficiency": "Efficiency", "idle_capacity": "Idle capacity", "price": "Price",
 }
 CENT = Decimal("0.01")
+EXACT = Context(prec=1000, rounding=ROUND_HALF_UP)  # any double in cents, with no rounding
 
 
 def cents(value: float) -> Decimal:
     """A dollar amount rounded to the cent as a spreadsheet's ROUND(x, 2) does (half away from
     zero, on the shortest decimal that reads back as the same double), exactly."""
-    return Decimal(repr(float(value))).quantize(CENT, rounding=ROUND_HALF_UP)
+    return Decimal(repr(float(value))).quantize(CENT, context=EXACT)
+
+
+def _sum(amounts: Iterable[Decimal]) -> Decimal:
+    total = Decimal(0)
+    for amount in amounts:
+        total = EXACT.add(total, amount)
+    return total
 
 
 @dataclass(frozen=True)
@@ -74,7 +82,8 @@ class WorkloadVariance:
     @property
     def components(self) -> dict[str, Decimal]:
         """Each component's USD."""
-        return {name: self.stages[k + 1] - self.stages[k] for k, name in enumerate(COMPONENTS)}
+        return {name: EXACT.subtract(self.stages[k + 1], self.stages[k])
+                for k, name in enumerate(COMPONENTS)}
 
     @property
     def plan(self) -> Decimal:
@@ -87,7 +96,7 @@ class WorkloadVariance:
     @property
     def total(self) -> Decimal:
         """Actual − plan cost."""
-        return self.actual - self.plan
+        return EXACT.subtract(self.actual, self.plan)
 
 
 @dataclass(frozen=True)
@@ -99,21 +108,20 @@ class Variance:
 
     @property
     def plan(self) -> Decimal:
-        return sum((w.plan for w in self.workloads), Decimal(0))
+        return _sum(w.plan for w in self.workloads)
 
     @property
     def actual(self) -> Decimal:
-        return sum((w.actual for w in self.workloads), Decimal(0))
+        return _sum(w.actual for w in self.workloads)
 
     @property
     def total(self) -> Decimal:
-        return self.actual - self.plan
+        return EXACT.subtract(self.actual, self.plan)
 
     @property
     def components(self) -> dict[str, Decimal]:
         """Each component summed over workloads."""
-        return {c: sum((w.components[c] for w in self.workloads), Decimal(0))
-                for c in COMPONENTS}
+        return {c: _sum(w.components[c] for w in self.workloads) for c in COMPONENTS}
 
 
 def _safe(factor: float) -> float:

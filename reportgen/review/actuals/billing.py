@@ -55,7 +55,7 @@ def instance_table() -> pd.DataFrame:
 
 
 def _money(value: float) -> str:
-    return f"${value:,.2f}"
+    return f"-${-value:,.2f}" if value < 0 else f"${value:,.2f}"
 
 
 def read_cur(path: Path) -> SourceData:

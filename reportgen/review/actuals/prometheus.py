@@ -42,7 +42,7 @@ import pandas as pd
 from reportgen.errors import ActualsError
 from reportgen.review.actuals.source import SourceData, Span, next_month, period_frame
 
-KIND = "Prometheus range query (vLLM metrics)"
+KIND = "Prometheus range query of vLLM metrics"
 MAX_BYTES = 512 * 2**20
 MAX_GAP_S = 24 * 3600.0  # a hole longer than a day in a workload's samples is a missing period
 PEAK_WINDOW_S = 60.0  # the peak rate is the p99 of 1-minute rates: only a step this fine gives it
