@@ -3,6 +3,7 @@ errors to exit codes (0 ok, 2 for anything the user can fix, 1 for a bug)."""
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 import sys
 import traceback
@@ -75,15 +76,18 @@ def app() -> None:
 @click.option("--title", default="", help="Plan or organisation name for the cover.")
 @click.option("--format", "formats", multiple=True, type=click.Choice(["csv", "xlsx", "pdf"]),
               help="Outputs to write (repeatable; default: all).")
+@click.option("--date", "generated", type=click.DateTime(["%Y-%m-%d"]), default=None,
+              help="Date the plan is stamped with, YYYY-MM-DD (default: today).")
 @click.option("--debug", is_flag=True, help="Show tracebacks.")
 def build(input_path: Path | None, out_dir: Path, title: str, formats: tuple[str, ...],
-          debug: bool) -> None:
+          generated: dt.datetime | None, debug: bool) -> None:
     """Build the results CSV, workbook and PDF from INPUT (default inputs/scenarios.csv)."""
     from reportgen.pipeline import FORMATS, BuildOptions
     from reportgen.pipeline import build as run_build
     from reportgen.terminal import progress_reporter, summary_table
 
-    options = BuildOptions(input_path or DEFAULT_INPUT, out_dir, title, formats or FORMATS)
+    options = BuildOptions(input_path or DEFAULT_INPUT, out_dir, title, formats or FORMATS,
+                           generated.date() if generated else None)
 
     def action() -> None:
         with progress_reporter() as step:

@@ -332,7 +332,8 @@ def prometheus_export(rng: np.random.Generator, index: pd.DatetimeIndex, request
         first = int(np.argmax(up))
         live = samples >= starts[first]
 
-        def cumulative(per_hour: np.ndarray, offset: float) -> np.ndarray:
+        def cumulative(per_hour: np.ndarray, offset: float, restart: bool = restart
+                       ) -> np.ndarray:
             total = np.concatenate([[0.0], np.cumsum(per_hour)])
             at = total[np.minimum((samples - starts[0]) // 3600, HOURS)] + offset
             if restart:  # the process restarts: counters start again from 0
@@ -344,7 +345,8 @@ def prometheus_export(rng: np.random.Generator, index: pd.DatetimeIndex, request
         labels = {"engine": "0", "instance": f"10.0.1.{11 + k}:8000", "job": "vllm",
                   "model_name": "chat-assistant"}
 
-        def add(name: str, values: np.ndarray, **extra: str) -> None:
+        def add(name: str, values: np.ndarray, live: np.ndarray = live,
+                labels: dict[str, str] = labels, **extra: str) -> None:
             pairs = [[int(t), _fmt(v)] for t, v, ok in zip(samples, values, live, strict=True)
                      if ok]
             result.append({"metric": {"__name__": name, **labels, **extra}, "values": pairs})

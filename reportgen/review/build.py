@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from reportgen import __version__
@@ -65,6 +65,12 @@ def build_review(plan_path: Path, actual_paths: Sequence[Path], title: str = "",
         raise ActualsError([f"{plan_path}: the plan counts no workload (every row is a "
                             "comparison or does not fit); there is nothing to review."])
     actuals = read_actuals(actual_paths, workloads, uncounted(plan))
+    if plan.provenance.generated > actuals.window[0]:
+        record = replace(record, check=replace(record.check, findings=(
+            *record.check.findings,
+            f"The plan file is dated {plan.provenance.generated}, after the review window "
+            f"began ({actuals.window[0]}): check that it is the plan of record, not a later "
+            "rebuild.")))
     hours = actuals.hours
     speeds = {n: speed(plan, w, actuals.workloads[n], record.constants)
               for n, w in workloads.items()}

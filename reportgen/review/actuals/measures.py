@@ -55,12 +55,20 @@ DEFINITIONS: dict[str, Definition] = {
     "running_mean": Definition("sequences", "Mean sequences running per replica."),
 }
 
+@dataclass(frozen=True)
+class DateColumn(Column):
+    """A column of calendar dates."""
+
+    def allowed(self) -> str:
+        return "a date YYYY-MM-DD (or a date cell)"
+
+
 _C = Column
 TEMPLATE_COLUMNS: tuple[Column, ...] = (
     _C("workload", "text", "", "Workload: the plan's workload or scenario name.", required=True),
-    _C("period_start", "text", "date", "First day of the period (YYYY-MM-DD).", required=True),
-    _C("period_end", "text", "date", "Last day of the period, inclusive (YYYY-MM-DD).",
-       required=True),
+    DateColumn("period_start", "text", "date", "First day of the period (UTC).", required=True),
+    DateColumn("period_end", "text", "date", "Last day of the period, inclusive (UTC).",
+               required=True),
     _C("requests", "number", "requests", "Requests completed in the period.", minimum=0),
     _C("prompt_tokens", "number", "tokens", "Prompt tokens processed in the period (not "
        "thousands).", minimum=0),
