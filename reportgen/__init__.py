@@ -15,10 +15,18 @@ from reportgen.errors import (
     ScenarioFileError,
     ScenarioValidationError,
 )
-from reportgen.pipeline import BuildOptions, BuildResult, build, load, make_plan
+from reportgen.pipeline import (
+    OUTPUT_COLUMNS,
+    BuildOptions,
+    BuildResult,
+    build,
+    load,
+    make_plan,
+)
 from reportgen.plan import Plan, Provenance
 
 __all__ = [
+    "OUTPUT_COLUMNS",
     "RESULT_COLUMNS",
     "BuildOptions",
     "BuildResult",

@@ -68,9 +68,24 @@ def _frame_rows(frame: pd.DataFrame) -> list[tuple[str, dict[str, Any]]]:
             for key, rec in zip(frame.index, records, strict=True)]
 
 
-def inputs_digest(scenarios: pd.DataFrame) -> str:
-    """Digest of validated scenario rows (every schema column present), keyed by scenario name
-    (names are unique ignoring case, so the key is the lower-case name)."""
+def as_typed(scenarios: pd.DataFrame, specs: pd.DataFrame | None) -> pd.DataFrame:
+    """Validated rows with each searched cell holding its spec ("auto", "a|b") as typed:
+    validation keeps those beside the frame and leaves the cell blank (validate.py)."""
+    if specs is None or specs.empty:
+        return scenarios
+    typed = scenarios.copy()
+    for column in specs.columns:
+        given = specs[column].fillna("").astype(str).to_numpy()
+        if (given != "").any():
+            typed[column] = typed[column].astype(object)
+            typed.loc[given != "", column] = given[given != ""]
+    return typed
+
+
+def inputs_digest(scenarios: pd.DataFrame, specs: pd.DataFrame | None = None) -> str:
+    """Digest of validated scenario rows (every schema column present) and their search specs,
+    keyed by scenario name (unique ignoring case, so the key is the lower-case name)."""
+    scenarios = as_typed(scenarios, specs)
     columns = [c.name for c in schema.COLUMNS if c.name in scenarios.columns]
     records = scenarios[columns].to_dict(orient="records")
     rows = [(str(rec["scenario"]).lower(), {str(k): v for k, v in rec.items()})

@@ -28,6 +28,7 @@ FORMATS: dict[str, Format] = {
     "req/s": Format(2, "#,##0.00", " req/s"),
     "tokens": Format(0, "#,##0", " tokens"),
     "sequences": Format(0, "#,##0"),
+    "count": Format(0, "#,##0"),
     "fraction": Format(1, "0.0%", percent=True),
     "×": Format(2, '0.00"×"', "×"),
     "B params": Format(2, "#,##0.00", " B"),

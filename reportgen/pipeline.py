@@ -14,17 +14,21 @@ import numpy as np
 import pandas as pd
 
 from reportgen import __version__
+from reportgen.choose import as_typed, decide
+from reportgen.columns import OUTPUT_COLUMNS
 from reportgen.digest import inputs_digest, reference_digest
 from reportgen.engine import estimate
 from reportgen.errors import InputError
 from reportgen.outputs import staged_outputs
 from reportgen.plan import Plan, Provenance
 from reportgen.readers import read_table
+from reportgen.search import concrete, search
 from reportgen.stamp import STAMP_COLUMNS, stamped_results
 from reportgen.units import CONSTANTS
 from reportgen.validate import ValidatedInput, validate
 
 FORMATS = ("csv", "xlsx", "pdf")
+__all__ = ["OUTPUT_COLUMNS", "BuildOptions", "BuildResult", "build", "load", "make_plan"]
 MAX_WORKBOOK_SCENARIOS = 2_000  # ~90 live formulas per scenario; ~40 s to write at this size
 MAX_PDF_SCENARIOS = 200  # one section (about a page) per scenario
 
@@ -56,20 +60,26 @@ def load(path: Path) -> ValidatedInput:
 
 def make_plan(checked: ValidatedInput, input_name: str, title: str = "",
               generated: dt.date | None = None) -> Plan:
-    """Estimate a validated input and stamp it with its provenance."""
-    results = estimate(checked.scenarios, checked.tables)
+    """Search each row's configurations, choose what is budgeted, and stamp the provenance."""
+    specs = pd.DataFrame(index=checked.scenarios.index) if checked.specs is None else checked.specs
+    found = search(checked.scenarios, specs, checked.tables)
+    best = found.best()
+    scenarios = concrete(checked.scenarios, best)
+    results = estimate(scenarios, checked.tables)
+    typed = estimate(as_typed(checked.scenarios, specs, best), checked.tables)
+    results = pd.concat([results, decide(results, found, typed)], axis=1)
     provenance = Provenance(
         title=title or "GPU capacity and budget plan",
         input_name=input_name,
         input_sha256=checked.sha256,
         generated=generated or dt.date.today(),
         version=__version__,
-        inputs_digest=inputs_digest(checked.scenarios),
+        inputs_digest=inputs_digest(checked.scenarios, specs),
         reference_digest=reference_digest(
             checked.tables, {name: c.value for name, c in CONSTANTS.items()}
         ),
     )
-    return Plan(checked.scenarios, checked.tables, results, provenance)
+    return Plan(scenarios, checked.tables, results, provenance, checked.scenarios, specs, found)
 
 
 def write_results_csv(results: pd.DataFrame, path: Path | TextIO) -> None:

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from reportgen.engine import Tables
+from reportgen.search import Search
 
 
 @dataclass(frozen=True)
@@ -28,15 +29,22 @@ class Provenance:
 
 @dataclass(frozen=True)
 class Plan:
-    """A validated scenario set and its estimate.
+    """A validated scenario set, the configuration chosen for each row, and its estimate.
 
-    ``scenarios`` has every schema column, one row per scenario, blanks as NaN (numbers) or ""
-    (text), model and GPU as catalog names; ``tables`` holds the GPU, model and efficiency rows
-    lookups read (shipped catalog plus any model or GPU defined by the input); ``results`` has one
-    column per quantity, in registry order.
+    ``scenarios`` has every schema column, one row per input row, blanks as NaN (numbers) or ""
+    (text), model and GPU as catalog names, and the searched columns set to the configuration
+    the search chose for the row: the engine's input. ``typed`` is the same rows as the user
+    typed them and ``specs`` what they searched (see validate.ValidatedInput; ``typed`` equals
+    ``scenarios`` outside the searched columns). ``tables`` holds the GPU, model and efficiency
+    rows lookups read (shipped catalog plus any model or GPU defined by the input);
+    ``results`` has one column per quantity, in registry order, then the decision columns
+    (choose.DECISION_COLUMNS); ``search`` keeps each row's best candidates.
     """
 
     scenarios: pd.DataFrame
     tables: Tables
     results: pd.DataFrame
     provenance: Provenance
+    typed: pd.DataFrame
+    specs: pd.DataFrame
+    search: Search

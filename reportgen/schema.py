@@ -14,7 +14,12 @@ Type = Literal["text", "number", "choice"]
 DTYPES = ("bf16", "fp16", "fp8", "int8", "int4", "fp4")
 ENGINES = ("vllm", "tensorrt-llm", "sglang")
 METHODS = ("roofline", "tutorial")
+ROLES = ("plan", "compare")
 TP_VALUES = (1, 2, 4, 8)
+# A searchable column takes one value, AUTO, or a list of values joined by LIST_SEPARATOR; the
+# pipeline plans every combination and keeps the cheapest that meets the targets.
+AUTO = "auto"
+LIST_SEPARATOR = "|"
 
 
 @dataclass(frozen=True)
@@ -33,9 +38,13 @@ class Column:
     integer: bool = False
     choices: tuple[str, ...] = ()
     group: str = "workload"
+    searchable: bool = False  # accepts AUTO or a list a|b|c (see search.py)
 
     def allowed(self) -> str:
         """The allowed values, in words."""
+        if self.searchable:
+            one = "one of " + ", ".join(self.choices) if self.choices else "a catalog name"
+            return f"{one}, {AUTO}, or a list such as {self.example()}"
         if self.choices:
             return "one of " + ", ".join(self.choices)
         if self.type == "text":
@@ -46,6 +55,17 @@ class Column:
         kind = "a whole number" if self.integer else "a number"
         bounds = " and ".join(b for b in (low, high) if b)
         return f"{kind} {bounds}".strip()
+
+
+    def example(self) -> str:
+        """A list a user could write in a searchable column."""
+        return LIST_SEPARATOR.join(_EXAMPLES.get(self.name, self.choices[:2]))
+
+
+_EXAMPLES = {
+    "gpu": ("H100", "H200", "L40S"), "tp": ("2", "4"), "weight_dtype": ("bf16", "fp8"),
+    "kv_dtype": ("bf16", "fp8"), "engine": ("vllm", "sglang"),
+}
 
 
 def _number(value: float) -> str:
@@ -59,8 +79,9 @@ COLUMNS: tuple[Column, ...] = (
     _C("model", "text", "", "Model: catalog name (llama-3.1-70b), Hugging Face id "
        "(meta-llama/Llama-3.1-70B-Instruct) or a path to a local config.json.", required=True,
        group="model"),
-    _C("gpu", "text", "", "GPU: catalog name (H100, h100-sxm, L40S, MI300X ...).", required=True,
-       group="gpu"),
+    _C("gpu", "text", "", "GPU: catalog name (H100, h100-sxm, L40S, MI300X ...); a list "
+       "(H100|H200|L40S) or auto (every catalog GPU) plans each and keeps the cheapest.",
+       required=True, group="gpu", searchable=True),
     _C("peak_qps", "number", "req/s", "Peak request rate the fleet must carry.", required=True,
        minimum=0, above_minimum=True, maximum=1e6),
     _C("avg_prompt_tokens", "number", "tokens", "Mean prompt (input) length.", required=True,
@@ -73,12 +94,15 @@ COLUMNS: tuple[Column, ...] = (
        default="avg_prompt_tokens", minimum=1, maximum=2_000_000),
     _C("max_output_tokens", "number", "tokens", "Output length the KV cache is reserved for.",
        default="avg_output_tokens", minimum=1, maximum=2_000_000),
-    _C("tp", "number", "GPUs", "Tensor parallelism (GPUs per model replica).",
-       default="auto", integer=True, choices=tuple(str(t) for t in TP_VALUES), group="deployment"),
-    _C("weight_dtype", "choice", "", "Precision of the weights.", default="bf16",
-       choices=DTYPES, group="deployment"),
-    _C("kv_dtype", "choice", "", "Precision of the KV cache.", default="bf16", choices=DTYPES,
-       group="deployment"),
+    _C("tp", "number", "GPUs", "Tensor parallelism (GPUs per model replica); blank or auto "
+       "plans every tensor parallelism that fits and keeps the cheapest.",
+       default="auto: the cheapest", integer=True, choices=tuple(str(t) for t in TP_VALUES),
+       group="deployment", searchable=True),
+    _C("weight_dtype", "choice", "", "Precision of the weights; auto also plans every lower "
+       "precision the GPU's tensor cores run (fp8, fp4).", default="bf16",
+       choices=DTYPES, group="deployment", searchable=True),
+    _C("kv_dtype", "choice", "", "Precision of the KV cache; auto also plans fp8.",
+       default="bf16", choices=DTYPES, group="deployment", searchable=True),
     _C("ttft_slo_ms", "number", "ms", "Target mean time to first token (blank: no target).",
        default="no target", minimum=0, above_minimum=True, maximum=3_600_000, group="targets"),
     _C("tpot_slo_ms", "number", "ms", "Target mean time per output token (blank: no target).",
@@ -101,8 +125,9 @@ COLUMNS: tuple[Column, ...] = (
     _C("mbu", "number", "fraction", "Share of peak memory bandwidth reached in decode.",
        default="calibrated for the GPU family and precision", minimum=0, above_minimum=True,
        maximum=1, group="efficiency"),
-    _C("engine", "choice", "", "Serving engine whose KV-cache memory budget applies.",
-       default="vllm", choices=ENGINES, group="deployment"),
+    _C("engine", "choice", "", "Serving engine whose KV-cache memory budget applies; auto "
+       "plans each engine.", default="vllm", choices=ENGINES, group="deployment",
+       searchable=True),
     _C("method", "choice", "", "roofline (the plan) or tutorial (the tutorial's arithmetic, "
        "for comparison).", default="roofline", choices=METHODS, group="deployment"),
     _C("params_b", "number", "B params", "Override: total parameters, billions.",
@@ -125,6 +150,13 @@ COLUMNS: tuple[Column, ...] = (
        maximum=1_000_000, group="gpu"),
     _C("gpu_bandwidth_tbps", "number", "TB/s", "Override: memory bandwidth per GPU.",
        default="catalog", minimum=0, above_minimum=True, maximum=10_000, group="gpu"),
+    # Decisions: which rows are alternatives for the same traffic, which are for comparison.
+    _C("workload", "text", "", "Rows with the same workload are alternatives for the same "
+       "traffic: the cheapest that meets its targets is chosen and only it is budgeted "
+       "(blank: the row is its own workload).", default="the scenario name", group="decision"),
+    _C("role", "choice", "", "plan (budgeted when chosen) or compare (shown for comparison, "
+       "never in totals, BOM or procurement).",
+       default="plan (compare for tutorial-method rows)", choices=ROLES, group="decision"),
 )
 
 BY_NAME: dict[str, Column] = {c.name: c for c in COLUMNS}
@@ -133,5 +165,6 @@ MODEL_OVERRIDES = (
     "params_b", "active_params_b", "layers", "attention_heads", "kv_heads", "head_dim",
 )
 GPU_OVERRIDES = ("gpu_memory_gib", "gpu_tflops", "gpu_bandwidth_tbps")
+SEARCHABLE: tuple[str, ...] = tuple(c.name for c in COLUMNS if c.searchable)
 TEXT_COLUMNS: tuple[str, ...] = tuple(c.name for c in COLUMNS if c.type != "number")
 NUMBER_COLUMNS: tuple[str, ...] = tuple(c.name for c in COLUMNS if c.type == "number")

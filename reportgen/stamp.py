@@ -3,8 +3,9 @@
 Two columns are appended after the quantities; pipelines that select columns by name never see
 them. Both hold JSON text:
 
-* ``input_row``: the scenario's validated inputs (every non-blank input column), enough to
-  validate and estimate the row again;
+* ``input_row``: the scenario's validated inputs as typed (every non-blank input column, a
+  searched cell as its spec, e.g. "auto" or "H100-SXM|H200-SXM"), enough to validate and plan
+  the row again;
 * ``provenance``: the plan's title, input file name and SHA-256, the inputs and reference
   digests (see digest.py), the date and the reportgen version (the same on every row).
 """
@@ -18,6 +19,7 @@ from typing import Any
 import pandas as pd
 
 from reportgen import schema
+from reportgen.digest import as_typed
 from reportgen.plan import Plan, Provenance
 
 INPUT_ROW = "input_row"
@@ -62,6 +64,6 @@ def provenance_json(provenance: Provenance) -> str:
 def stamped_results(plan: Plan) -> pd.DataFrame:
     """The results table with the two provenance columns appended."""
     stamped = plan.results.copy()
-    stamped[INPUT_ROW] = input_rows_json(plan.scenarios)
+    stamped[INPUT_ROW] = input_rows_json(as_typed(plan.typed, plan.specs))
     stamped[PROVENANCE] = provenance_json(plan.provenance)
     return stamped

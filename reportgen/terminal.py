@@ -56,7 +56,7 @@ def summary_table(result: BuildResult) -> None:
     if len(results) > SUMMARY_ROWS:
         table.add_row(f"… {len(results) - SUMMARY_ROWS:,} more scenarios (see the outputs)",
                       "", "", "", "", "", "", "")
-    counted = results["in_plan_total"] == 1
+    counted = results["counted"] == 1
     table.add_section()
     table.add_row(
         "total (plan)", "", "", "", format_value(results.loc[counted, "gpus"].sum(), "GPUs"),

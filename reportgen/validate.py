@@ -60,13 +60,21 @@ _CUSTOM_GPU_DEFAULTS: dict[str, object] = {
 
 @dataclass(frozen=True)
 class ValidatedInput:
-    """A scenario frame ready for the engine, the tables it refers to, and soft warnings."""
+    """A scenario frame, the tables it refers to, and soft warnings.
+
+    ``specs`` has one text column per searchable input column (schema.SEARCHABLE): "" where the
+    cell holds one value (then ``scenarios`` holds it), else "auto" or the list with each item
+    normalised (catalog names for GPUs) and joined by "|" (then ``scenarios`` holds a blank).
+    Rows whose specs are all "" and whose tp is given are concrete: the engine can estimate them
+    as they are; the others are expanded into candidates by :mod:`reportgen.search`.
+    """
 
     scenarios: pd.DataFrame
     tables: Tables
     source: str
     sha256: str
     warnings: tuple[str, ...] = ()
+    specs: pd.DataFrame | None = None
 
 
 @dataclass
@@ -154,7 +162,7 @@ def _parse_number(text: str, semicolon_file: bool) -> float | None:
 def _numbers(cells: list[object], column: schema.Column, rows: list[int], names: list[str],
              semicolon_file: bool, out: _Collector) -> np.ndarray:
     values = np.full(len(cells), np.nan)
-    unit = f" in {column.unit}" if column.unit else ""
+    unit = f" in {column.unit}" if column.unit and not column.searchable else ""
     parsed: dict[str, tuple[float | None, str]] = {}  # text -> (number, problem): files repeat
     for i, cell in enumerate(cells):
         if isinstance(cell, _FormulaWithoutValue):
@@ -216,16 +224,94 @@ def _out_of_bounds(number: float, column: schema.Column) -> str:
 def _choices(cells: list[object], column: schema.Column, rows: list[int], names: list[str],
              out: _Collector) -> list[str]:
     values = []
+    default = column.default if column.default in column.choices else ""
     for i, cell in enumerate(cells):
         text = _cell_text(cell).lower()
         if not text:
-            text = column.default
+            text = default
         elif text not in column.choices:
             close = difflib.get_close_matches(text, column.choices, n=1, cutoff=0.5)
             out.add(rows[i], column.name, f"got {_quote(cell)}", column.allowed(), names[i],
                     f'did you mean "{close[0]}"?' if close else "")
         values.append(text)
     return values
+
+
+def _split_specs(cells: list[object], column: schema.Column, rows: list[int], names: list[str],
+                 out: _Collector) -> tuple[list[object], list[str]]:
+    """Separate the cells of a searchable column that hold ``auto`` or a list from those that
+    hold one value: the first are replaced by a blank (their spec says what to search), the
+    others are parsed as usual. List items are checked here, except GPU names (resolved with
+    the catalog later)."""
+    kept: list[object] = []
+    specs: list[str] = []
+    for i, cell in enumerate(cells):
+        text = "" if isinstance(cell, _FormulaWithoutValue) else _cell_text(cell)
+        items = [item.strip() for item in text.split(schema.LIST_SEPARATOR)]
+        if text.lower() == schema.AUTO:
+            kept.append(None)
+            specs.append(schema.AUTO)
+            continue
+        if len(items) < 2:
+            kept.append(cell)
+            specs.append("")
+            continue
+        kept.append(None)
+        if any(not item for item in items):
+            out.add(rows[i], column.name, f"got {_quote(cell)}: an empty item in the list",
+                    column.allowed(), names[i], "write the values between | without gaps")
+            specs.append("")
+            continue
+        normalised = [_spec_item(item, column) for item in items]
+        bad = [item for item, norm in zip(items, normalised, strict=True) if norm is None]
+        if bad:
+            out.add(rows[i], column.name, f"got {_quote(bad[0])} in the list {_quote(cell)}",
+                    column.allowed(), names[i])
+            specs.append("")
+            continue
+        specs.append(schema.LIST_SEPARATOR.join(dict.fromkeys(str(n) for n in normalised)))
+    return kept, specs
+
+
+def _spec_item(item: str, column: schema.Column) -> str | None:
+    """One list item in its normal form, or None if it is not allowed in the column."""
+    if column.name == "gpu":
+        return item  # resolved against the catalog with the other GPU names
+    if column.type == "number":
+        number = _parse_number(item, semicolon_file=False)
+        if number is None or _out_of_bounds(number, column):
+            return None
+        return f"{number:g}"
+    return item.lower() if item.lower() in column.choices else None
+
+
+def _check_roles(scenarios: pd.DataFrame, rows: list[int], names: list[str],
+                 out: _Collector) -> None:
+    """Tutorial-method rows reproduce the tutorial for comparison: they are never budgeted."""
+    plan_tutorial = (scenarios["method"] == "tutorial") & (scenarios["role"] == "plan")
+    for i in np.flatnonzero(plan_tutorial.to_numpy()):
+        out.add(rows[i], "role", 'got "plan" on a row with method "tutorial"',
+                "compare or blank: the tutorial's arithmetic is shown for comparison, never "
+                "budgeted", names[i], 'use method "roofline" to budget this row')
+
+
+_SAME_TRAFFIC = ("peak_qps", "avg_prompt_tokens", "avg_output_tokens")
+
+
+def _workload_warnings(scenarios: pd.DataFrame, source: str) -> list[str]:
+    """Rows of one workload are alternatives for the same traffic; say where they differ."""
+    named = scenarios[scenarios["workload"] != ""]
+    warnings = []
+    for _, group in named.groupby(named["workload"].str.casefold(), sort=False):
+        differing = [c for c in _SAME_TRAFFIC if group[c].nunique(dropna=False) > 1]
+        if len(group) > 1 and differing:
+            label = group["workload"].iloc[0]
+            warnings.append(
+                f'{source}: the rows of workload "{_printable(label)}" differ in '
+                f"{', '.join(differing)}; they are compared as alternatives for the same "
+                "traffic all the same (the cheapest that meets its targets is chosen)"
+            )
+    return warnings
 
 
 def validate(table: RawTable, catalogs: Catalogs | None = None,
@@ -256,33 +342,44 @@ def validate(table: RawTable, catalogs: Catalogs | None = None,
              for c in column_cells("scenario")]
     shown = [_printable(n) for n in names]  # the names as messages show them
     frame: dict[str, object] = {}
+    specs: dict[str, list[str]] = {}
     semicolon = table.delimiter == ";"
     for column in schema.COLUMNS:
         cells = column_cells(column.name)
-        if column.name == "tp":
-            frame["tp"] = _numbers(cells, column, rows, shown, semicolon, out)
-        elif column.type == "number":
+        if column.searchable:
+            cells, specs[column.name] = _split_specs(cells, column, rows, shown, out)
+        if column.type == "number":
             frame[column.name] = _numbers(cells, column, rows, shown, semicolon, out)
         elif column.type == "choice":
-            frame[column.name] = _choices(cells, column, rows, shown, out)
+            values = _choices(cells, column, rows, shown, out)
+            frame[column.name] = [
+                "" if spec else value
+                for value, spec in zip(values, specs.get(column.name, [""] * len(values)),
+                                       strict=True)
+            ]
         else:
             frame[column.name] = [_cell_text(c) for c in cells]
     _check_names(names, shown, rows, out)
     scenarios = pd.DataFrame(frame, index=pd.RangeIndex(len(data_rows)))
+    spec_frame = pd.DataFrame(specs, index=scenarios.index, dtype=object)
     catalogs = catalogs or load_catalogs()
     catalogs = _resolve_models(scenarios, rows, shown, catalogs, base_dir, out)
-    catalogs = _resolve_gpus(scenarios, rows, shown, catalogs, out)
+    catalogs = _resolve_gpus(scenarios, spec_frame, rows, shown, catalogs, out)
     resolved = scenarios["model"] != ""
     if resolved.any():  # the rows whose model is known can be checked further
         keep = np.flatnonzero(resolved.to_numpy())
-        _check_rows(scenarios.iloc[keep].reset_index(drop=True), [rows[i] for i in keep],
+        _check_rows(scenarios.iloc[keep].reset_index(drop=True),
+                    spec_frame.iloc[keep].reset_index(drop=True), [rows[i] for i in keep],
                     [shown[i] for i in keep], catalogs, out)
+    _check_roles(scenarios, rows, shown, out)
+    warnings = [*out.warnings, *_workload_warnings(scenarios, table.source)]
     if out.issues:
         order = {c.name: k for k, c in enumerate(schema.COLUMNS)}
         out.issues.sort(key=lambda issue: (issue.row or 0, order.get(issue.column or "", -1)))
         raise ScenarioValidationError(table.source, out.issues)
     tables = Tables(catalogs.gpus, catalogs.models, load_efficiency())
-    return ValidatedInput(scenarios, tables, table.source, table.sha256, tuple(out.warnings))
+    return ValidatedInput(scenarios, tables, table.source, table.sha256, tuple(warnings),
+                          spec_frame)
 
 
 def _check_cells(table: RawTable, positions: dict[str, int],
@@ -439,32 +536,30 @@ def _custom_model(scenarios: pd.DataFrame, i: int) -> dict[str, object]:
     }
 
 
-def _resolve_gpus(scenarios: pd.DataFrame, rows: list[int], names: list[str],
-                  catalogs: Catalogs, out: _Collector) -> Catalogs:
-    resolved: list[str] = []
+def _resolve_gpus(scenarios: pd.DataFrame, specs: pd.DataFrame, rows: list[int],
+                  names: list[str], catalogs: Catalogs, out: _Collector) -> Catalogs:
+    """Resolve every GPU name to its catalog name; a GPU the catalog lacks may be defined by the
+    override columns of its row. GPU lists in ``specs`` are resolved item by item."""
     cache: dict[str, str] = {}
     defined = 0  # GPUs defined by override columns
-    for i, written in enumerate(scenarios["gpu"]):
-        if not written:
-            out.add(rows[i], "gpu", "the GPU is blank", "a catalog GPU name", names[i])
-            resolved.append("")
-            continue
+
+    def resolve(i: int, written: str, may_define: bool) -> str:
+        """The catalog name of ``written``; "" if it cannot be used (the problem is recorded)."""
+        nonlocal catalogs, defined
         if written in cache:
-            resolved.append(cache[written])
-            continue
+            return cache[written]
         if len(cache) >= MAX_DISTINCT_NAMES:
             out.add(rows[i], "gpu", f"{_quote(written)} is one GPU too many",
                     f"at most {MAX_DISTINCT_NAMES:,} different GPUs in one file", names[i],
                     "split the file")
-            resolved.append("")
-            continue
+            return ""
         name = ""
         try:
             name = resolve_gpu(catalogs, written)
         except CatalogLookupError as err:
             given = {c: _number_at(scenarios, c, i) for c in schema.GPU_OVERRIDES}
             price = _number_at(scenarios, "gpu_hour_price", i)
-            described = all(not np.isnan(v) for v in given.values()) and not np.isnan(price)
+            described = may_define and not np.isnan([*given.values(), price]).any()
             if described and defined >= MAX_DEFINED:
                 out.add(rows[i], "gpu", f"{_quote(written)} is one user-defined GPU too many",
                         f"at most {MAX_DEFINED} GPUs defined by override columns in one file",
@@ -489,13 +584,37 @@ def _resolve_gpus(scenarios: pd.DataFrame, rows: list[int], names: list[str],
                         "a catalog GPU, or the override columns gpu_memory_gib, gpu_tflops, "
                         "gpu_bandwidth_tbps and gpu_hour_price", names[i], hint)
         cache[written] = name
-        resolved.append(name)
+        return name
+
+    resolved: list[str] = []
+    gpu_specs = specs["gpu"].tolist()
+    for i, written in enumerate(scenarios["gpu"].tolist()):
+        spec = gpu_specs[i]
+        if spec:  # auto or a list: searched; overrides describe one GPU, so they cannot apply
+            overrides = [c for c in (*schema.GPU_OVERRIDES, "gpu_hour_price")
+                         if not np.isnan(_number_at(scenarios, c, i))]
+            if overrides:
+                out.add(rows[i], "gpu", f"{_quote(spec)} names several GPUs but "
+                        f"{', '.join(overrides)} describe one",
+                        "one GPU when override columns are given", names[i],
+                        "give one GPU, or clear the override columns")
+            elif spec != schema.AUTO:
+                items = [resolve(i, item, False) for item in spec.split(schema.LIST_SEPARATOR)]
+                gpu_specs[i] = schema.LIST_SEPARATOR.join(dict.fromkeys(items)) if all(
+                    items) else ""
+            resolved.append("")
+        elif not written:
+            out.add(rows[i], "gpu", "the GPU is blank", "a catalog GPU name", names[i])
+            resolved.append("")
+        else:
+            resolved.append(resolve(i, written, True))
     scenarios["gpu"] = resolved
+    specs["gpu"] = gpu_specs
     return catalogs
 
 
-def _check_rows(scenarios: pd.DataFrame, rows: list[int], names: list[str],
-                catalogs: Catalogs, out: _Collector) -> None:
+def _check_rows(scenarios: pd.DataFrame, specs: pd.DataFrame, rows: list[int],
+                names: list[str], catalogs: Catalogs, out: _Collector) -> None:
     s = scenarios
     model_names = s["model"].tolist()
     max_prompt_given = s["max_prompt_tokens"].to_numpy(dtype=float)
@@ -529,11 +648,19 @@ def _check_rows(scenarios: pd.DataFrame, rows: list[int], names: list[str],
                 f"{model_names[i]}'s context window of {context[i]:,.0f} tokens",
                 "a sequence that fits the model's context window", names[i])
     tp = s["tp"].to_numpy()
-    for i in np.flatnonzero(~np.isnan(tp)):
-        t = int(tp[i])
-        if heads[i] % t or (kv_heads[i] % t and t % kv_heads[i]):
-            usable = [str(c) for c in schema.TP_VALUES
-                      if heads[i] % c == 0 and (kv_heads[i] % c == 0 or c % kv_heads[i] == 0)]
-            out.add(rows[i], "tp", f"tp {t} does not divide {model_names[i]}'s "
-                    f"{heads[i]:.0f} attention heads / {kv_heads[i]:.0f} KV heads",
-                    "one of " + ", ".join(usable) + " or blank for auto", names[i])
+    tp_specs = specs["tp"].tolist()
+    for j, tp_spec in enumerate(tp_specs):
+        listed = ([float(t) for t in tp_spec.split(schema.LIST_SEPARATOR)]
+                  if tp_spec not in ("", schema.AUTO) else [tp[j]])
+        for value in listed:
+            if np.isnan(value):
+                continue
+            t = int(value)
+            if heads[j] % t or (kv_heads[j] % t and t % kv_heads[j]):
+                usable = [str(c) for c in schema.TP_VALUES if heads[j] % c == 0
+                          and (kv_heads[j] % c == 0 or c % kv_heads[j] == 0)]
+                out.add(rows[j], "tp", f"tp {t} does not divide {model_names[j]}'s "
+                        f"{heads[j]:.0f} attention heads / {kv_heads[j]:.0f} KV heads",
+                        "one of " + ", ".join(usable) + ", a list of them, or blank for the "
+                        "cheapest", names[j])
+                break

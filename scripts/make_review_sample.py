@@ -36,7 +36,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from reportgen.engine import estimate  # noqa: E402
-from reportgen.pipeline import load  # noqa: E402
+from reportgen.pipeline import load, make_plan  # noqa: E402
 
 OUT = ROOT / "inputs" / "review"
 PLAN = OUT / "plan-2026q1.csv"
@@ -146,7 +146,9 @@ def mixture_quantile(q: float, means: np.ndarray, weights: np.ndarray, sigma: fl
 def main() -> None:
     rng = np.random.default_rng(SEED)
     checked_all = load(PLAN)
-    plan = estimate(checked_all.scenarios, checked_all.tables)
+    planned = make_plan(checked_all, PLAN.name)
+    plan = planned.results
+    concrete = planned.scenarios  # the configuration the plan chose for each row
     index = hours_index()
     months = month_of(index)
     template_rows: list[dict[str, object]] = []
@@ -155,7 +157,7 @@ def main() -> None:
     for i, (name, d) in enumerate(DEVIATIONS.items()):
         row = plan.iloc[i]
         assert row["scenario"] == name, (row["scenario"], name)
-        checked = type(checked_all)(checked_all.scenarios.iloc[[i]].reset_index(drop=True),
+        checked = type(checked_all)(concrete.iloc[[i]].reset_index(drop=True),
                                     checked_all.tables, checked_all.source, "")
         rate = traffic(rng, float(row["avg_qps"]), d)
         prompt = float(row["avg_prompt_tokens"]) * d.prompt

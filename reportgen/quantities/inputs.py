@@ -36,6 +36,31 @@ def method(raw_method: Array) -> Array:
     return raw_method
 
 
+@quantity("text", 'IF({raw_workload}="",{raw_scenario},{raw_workload})', kind="text")
+def workload(raw_workload: Array, raw_scenario: Array) -> Array:
+    """Workload the row is an option for (rows of one workload are alternatives for the same
+    traffic, and one of them is budgeted); blank: the row is its own workload."""
+    return np.where(raw_workload == "", raw_scenario, raw_workload).astype(object)
+
+
+@quantity("text", "LOWER(TRIM({workload}))", kind="text")
+def workload_key(workload: Array) -> Array:
+    """The workload as rows are grouped by it: spaces trimmed, case ignored."""
+    unique, inverse = np.unique(np.asarray(workload, dtype=str), return_inverse=True)
+    trimmed = np.array([" ".join(w.split()).lower() for w in unique.tolist()], dtype=object)
+    return trimmed[inverse]
+
+
+@quantity(
+    "text", 'IF({method}="tutorial","compare",IF({raw_role}="","plan",{raw_role}))', kind="text"
+)
+def role(method: Array, raw_role: Array) -> Array:
+    """plan (budgeted when chosen) or compare (shown for comparison only; every tutorial-method
+    row)."""
+    given = np.where(raw_role == "", "plan", raw_role)
+    return np.where(method == "tutorial", "compare", given).astype(object)
+
+
 @quantity("text", "{raw_engine}", kind="text")
 def engine(raw_engine: Array) -> Array:
     """Serving engine whose definition of the KV-cache memory budget applies."""

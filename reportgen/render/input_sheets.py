@@ -73,24 +73,35 @@ def _bounds_validation(col: schema.Column) -> DataValidation | None:
 
 
 def _validations(col: schema.Column, layout: Layout) -> DataValidation | None:
+    dv: DataValidation | None
     if col.name in LOOKUP_SHEETS:  # model, gpu: the name column of their catalog sheet
         sheet = LOOKUP_SHEETS[col.name]
         last = FIRST_ROW + layout.table_rows[col.name] - 1
-        return _list_validation(column_range(sheet, "A", FIRST_ROW, last), col.name)
-    if col.choices:
-        return _list_validation('"' + ",".join(col.choices) + '"', col.name)
-    return _bounds_validation(col)
+        dv = _list_validation(column_range(sheet, "A", FIRST_ROW, last), col.name)
+    elif col.choices:
+        dv = _list_validation('"' + ",".join(col.choices) + '"', col.name)
+    else:
+        dv = _bounds_validation(col)
+    if dv is not None and col.searchable:
+        # auto and lists (a|b) are searched when the file is built: warn, don't refuse
+        dv.errorStyle = "warning"
+        dv.error += (f" {schema.AUTO} or a list such as {col.example()} is searched when "
+                     "reportgen builds the workbook; the sheet itself plans one value.")
+    return dv
 
 
-def write_scenarios(ws: Worksheet, scenarios: pd.DataFrame, layout: Layout) -> None:
-    """One row per scenario, one column per input (schema order); inputs look editable."""
+def write_scenarios(ws: Worksheet, scenarios: pd.DataFrame, specs: pd.DataFrame,
+                    layout: Layout) -> None:
+    """One row per scenario, one column per input (schema order), as the user typed it (the
+    searched inputs as their spec: auto or a|b); inputs look editable."""
     columns = schema.COLUMNS
     header_row(ws, 1, [c.name for c in columns], [_column_note(c) for c in columns])
     for i, (_, row) in enumerate(scenarios.iterrows()):
         r = FIRST_ROW + i
         for j, col in enumerate(columns, start=1):
             cell = ws.cell(row=r, column=j)
-            set_value(cell, row[col.name])
+            spec = specs[col.name].iat[i] if col.name in specs else ""
+            set_value(cell, spec or row[col.name])
             cell.fill = INPUT_FILL
             fmt = number_format(col.unit) if col.type == "number" else None
             if fmt:

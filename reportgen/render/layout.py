@@ -42,6 +42,8 @@ SHEET_ORDER: tuple[str, ...] = (
 LOOKUP_SHEETS = {"gpu": GPUS, "model": MODELS, "eff": EFFICIENCY}
 
 FIRST_ROW = 2  # row 1 is the header on every table-like sheet
+# Plan columns planned_<input> hold what the search chose for a searched input of the row.
+PLANNED_PREFIX = "planned_"
 
 Resolver = Callable[[str], str]
 
@@ -121,16 +123,22 @@ class Layout:
         keys = column_range(sheet, "A", FIRST_ROW, last)
         return f"INDEX({values},{exact_position(key, keys)})"
 
-    def plan_resolver(self, row: int) -> Resolver:
-        """References for a formula on Plan row ``row``."""
+    def plan_resolver(self, row: int, planned: frozenset[str] = frozenset()) -> Resolver:
+        """References for a formula on Plan row ``row``; the inputs named in ``planned`` (the
+        columns the row searched) are read from the row's ``planned_<column>`` Plan cell, the
+        others from Scenarios."""
 
         def key(prefix: str) -> str:
             if prefix == "eff":
                 return f"${self.plan_cols['efficiency_key']}{row}"
+            if prefix in planned:
+                return f"${self.plan_cols[PLANNED_PREFIX + prefix]}{row}"
             return f"{sheet_ref(SCENARIOS)}${self.scenario_cols[prefix]}{row}"
 
         def resolve(name: str) -> str:
             kind = input_kind(name)
+            if kind == "raw" and name[len(RAW_PREFIX):] in planned:
+                return f"{self.plan_cols[PLANNED_PREFIX + name[len(RAW_PREFIX):]]}{row}"
             if kind == "raw":
                 return f"{sheet_ref(SCENARIOS)}{self.scenario_cols[name[len(RAW_PREFIX):]]}{row}"
             if kind == "lookup":
@@ -165,9 +173,13 @@ class Layout:
                 return local[name]
             kind = input_kind(name)
             if kind == "raw":
+                column = name[len(RAW_PREFIX):]
                 keys = self.scenarios_range("scenario")
-                values = self.scenarios_range(name[len(RAW_PREFIX):])
-                return f"INDEX({values},{exact_position(selected, keys)})"
+                typed = f"INDEX({self.scenarios_range(column)},{exact_position(selected, keys)})"
+                if PLANNED_PREFIX + column not in self.plan_cols:
+                    return typed
+                planned = in_plan(PLANNED_PREFIX + column)
+                return f"IF(ISBLANK({planned}),{typed},{planned})"
             if kind == "lookup":
                 prefix, field = name.split("__", 1)
                 return self.lookup(prefix, field, key(prefix))

@@ -20,7 +20,8 @@ USAGE: tuple[str, ...] = (
     "set Tools ▸ Options ▸ LibreOffice Calc ▸ Formula ▸ 'Recalculation on file load' (Excel "
     "2007 and newer) to 'Always recalculate', or press Data ▸ Calculate ▸ Recalculate Hard "
     "(Ctrl+Shift+F9) after opening.",
-    "Summary totals count only rows with in_plan_total = 1 (roofline method, scenario fits).",
+    "Summary totals count only rows with counted = 1: per workload, the cheapest plan row that "
+    "meets its targets (Plan columns counted and status).",
 )
 TABLE_HEADER = ("name", "unit", "meaning", "excel", "section")
 

@@ -8,6 +8,7 @@ from openpyxl.chart import BarChart, Reference
 from openpyxl.chart.data_source import AxDataSource, StrRef
 from openpyxl.worksheet.worksheet import Worksheet
 
+from reportgen.columns import unit_of
 from reportgen.plan import Provenance
 from reportgen.quantities import REGISTRY
 from reportgen.render.cells import (
@@ -30,21 +31,22 @@ TOTALS: tuple[str, ...] = (
 )
 PER_SCENARIO: tuple[str, ...] = (
     "scenario", "gpus", "monthly_cost", "cost_per_million_output_tokens", "bottleneck",
-    "in_plan_total",
+    "status",
 )
-FLAG = "in_plan_total"
+FLAG = "counted"
 CHARTED = "monthly_cost"
 
 TOTALS_HEADER_ROW = 10
 TOTALS_FIRST_ROW = TOTALS_HEADER_ROW + 1
 TOTALS_NOTE = (
-    "Sums of Plan columns over rows with in_plan_total = 1: tutorial-method rows and scenarios "
-    "that do not fit (weights_do_not_fit, slo_unreachable) are not counted."
+    "Sums of Plan columns over rows with counted = 1: per workload, the cheapest plan row that "
+    "meets its targets. Comparison rows (role compare, the tutorial's method), other options "
+    "of a workload and rows that do not fit are not counted."
 )
 
 
 def totals(results: pd.DataFrame) -> dict[str, float]:
-    """What each total formula computes: the column times the in_plan_total flag, summed."""
+    """What each total formula computes: the column times the counted flag, summed."""
     flag = results[FLAG].astype(float)
     return {name: float((results[name].astype(float) * flag).sum()) for name in TOTALS}
 
@@ -98,13 +100,14 @@ def write_summary(
     for i, plan_row in enumerate(layout.rows()):
         r = header + 1 + i
         for j, name in enumerate(PER_SCENARIO, start=1):
-            q = REGISTRY[name]
             cell = ws.cell(row=r, column=j)
             set_formula(cell, f"={sheet_ref(PLAN)}{layout.plan_cols[name]}{plan_row}")
-            fmt = number_format(q.unit)
+            fmt = number_format(unit_of(name))
             if fmt:
                 cell.number_format = fmt
-            values[cell.coordinate] = cached(results.iloc[i][name], q)
+            value = results.iloc[i][name]
+            values[cell.coordinate] = (cached(value, REGISTRY[name]) if name in REGISTRY
+                                       else str(value))
     last = header + layout.n_scenarios
     _chart(ws, header, last)
     set_widths(ws, [34, 18, 18, 22, 20, 14])

@@ -29,7 +29,7 @@ from reportgen.render.input_sheets import (
     write_table,
 )
 from reportgen.render.method_sheet import write_method
-from reportgen.render.plan_sheet import write_plan
+from reportgen.render.plan_sheet import EXTRA_COLUMNS, write_plan
 from reportgen.render.summary_sheet import write_summary
 from reportgen.render.xlsx_cache import CachedValue, package
 
@@ -45,16 +45,16 @@ def build_workbook(plan: Plan) -> tuple[Workbook, dict[str, dict[str, CachedValu
     layout = lay.make_layout(
         n_scenarios=len(plan.scenarios),
         scenario_columns=[c.name for c in schema.COLUMNS],
-        result_columns=list(RESULT_COLUMNS),
+        result_columns=[*RESULT_COLUMNS, *EXTRA_COLUMNS],
         tables=table_fields(frames),
         table_rows={prefix: len(frame) for prefix, frame in frames.items()},
     )
     wb = Workbook()
     wb.remove(wb.active)
     sheets = {name: wb.create_sheet(name) for name in lay.SHEET_ORDER}
-    write_scenarios(sheets[lay.SCENARIOS], plan.scenarios, layout)
+    write_scenarios(sheets[lay.SCENARIOS], plan.typed, plan.specs, layout)
     cache = {
-        lay.PLAN: write_plan(sheets[lay.PLAN], layout, plan.results),
+        lay.PLAN: write_plan(sheets[lay.PLAN], layout, plan.results, plan.search.searched),
         lay.SUMMARY: write_summary(sheets[lay.SUMMARY], layout, plan.results, plan.provenance),
         lay.CURVE: write_curve(sheets[lay.CURVE], layout, plan.scenarios, plan.tables),
     }

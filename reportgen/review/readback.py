@@ -23,7 +23,7 @@ import datetime as dt
 import io
 import json
 import math
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -32,13 +32,14 @@ import numpy as np
 import pandas as pd
 
 from reportgen.catalog import Catalogs
+from reportgen.columns import OUTPUT_COLUMNS, unit_of
 from reportgen.digest import inputs_digest, reference_digest
-from reportgen.engine import RESULT_COLUMNS, Tables
+from reportgen.engine import Tables
 from reportgen.errors import InputError, PlanFileError
 from reportgen.plan import Plan, Provenance
 from reportgen.quantities import REGISTRY
 from reportgen.readers import RawTable, read_table
-from reportgen.review.workloads import reestimate
+from reportgen.review.workloads import replan
 from reportgen.stamp import INPUT_ROW, PROVENANCE
 from reportgen.units import CONSTANTS
 from reportgen.validate import ValidatedInput, validate
@@ -49,6 +50,7 @@ COVER = {  # Summary column A label → Provenance field
     "Input SHA-256": "input_sha256", "Inputs digest": "inputs_digest",
     "Reference digest": "reference_digest",
 }
+FORMULA_COLUMNS = frozenset(REGISTRY) | {"counted", "status"}  # live formulas on Plan
 REL_TOLERANCE = 1e-6  # a spreadsheet stores 15 significant digits
 MAX_SHOWN = 12  # mismatching cells listed by name; the rest are counted
 
@@ -171,7 +173,7 @@ def _recorded(values: list[tuple[Any, ...]], formulas: list[tuple[Any, ...]]
     for i, row in enumerate(formulas[1 : len(body) + 1], start=2):
         for j, name in enumerate(header):
             raw = row[j] if j < len(row) else None
-            if name in REGISTRY and not (isinstance(raw, str) and raw.startswith("=")):
+            if name in FORMULA_COLUMNS and not (isinstance(raw, str) and raw.startswith("=")):
                 typed_over.append(f"Plan!{_col(j)}{i} ({name})")
     return frame, typed_over
 
@@ -209,11 +211,8 @@ def _read_workbook(path: Path) -> PlanRecord:
     checked = _validate(path, raw, Catalogs(tables.gpus, tables.models), "its Scenarios sheet")
     checked = replace(checked, tables=replace(checked.tables, efficiency=tables.efficiency))
     recorded, typed_over = _recorded(sheets["Plan"], plan_formulas)
-    findings = _check(checked, constants, provenance, recorded, "Plan!", "workbook")
-    if typed_over:
-        findings.insert(0, f"{len(typed_over)} Plan cell(s) hold typed values where reportgen "
-                        f"wrote formulas: {_listing(typed_over)}.")
-    return _record(path, "workbook", checked, constants, provenance, recorded, findings)
+    return _record(path, "workbook", checked, constants, provenance, recorded, "Plan!",
+                   typed_over)
 
 
 def _scenario_table(path: Path) -> RawTable:
@@ -272,12 +271,11 @@ def _read_results_csv(path: Path) -> PlanRecord:
     raw = RawTable(f"{path} ({INPUT_ROW} column)", header, body, sha256="")
     checked = _validate(path, raw, None, f"its {INPUT_ROW} column")
     constants = {n: c.value for n, c in CONSTANTS.items()}
-    recorded = frame[[c for c in frame.columns if c in REGISTRY]].copy()
+    recorded = frame[[c for c in frame.columns if c in OUTPUT_COLUMNS]].copy()
     for name in recorded.columns:
-        if REGISTRY[name].kind == "number":
-            recorded[name] = pd.to_numeric(recorded[name], errors="coerce")
-    findings = _check(checked, constants, provenance, recorded, "", "results CSV")
-    return _record(path, "results CSV", checked, constants, provenance, recorded, findings)
+        if _kind(name) == "number":
+            recorded[name] = pd.to_numeric(recorded[name].replace("", np.nan), errors="coerce")
+    return _record(path, "results CSV", checked, constants, provenance, recorded, "", [])
 
 
 # --- checks ---------------------------------------------------------------------------------------
@@ -309,6 +307,10 @@ def _same(recorded: Any, engine: Any, kind: str) -> bool:
     return abs(got - expected) <= REL_TOLERANCE * max(abs(expected), 1e-12)
 
 
+def _kind(name: str) -> str:
+    return "text" if unit_of(name) == "text" else "number"
+
+
 def _mismatches(recorded: pd.DataFrame, engine: pd.DataFrame, prefix: str) -> list[str]:
     found = []
     for i in range(min(len(recorded), len(engine))):
@@ -316,9 +318,8 @@ def _mismatches(recorded: pd.DataFrame, engine: pd.DataFrame, prefix: str) -> li
         for j, name in enumerate(recorded.columns):
             if name not in engine.columns:
                 continue
-            q = REGISTRY[name]
             got, want = recorded[name].iloc[i], engine[name].iloc[i]
-            if not _same(got, want, q.kind):
+            if not _same(got, want, _kind(name)):
                 where = f"{prefix}{_col(j)}{i + 2} " if prefix else f"row {i + 2} "
                 found.append(f'{where}({name} of "{scenario}") holds {_show(got)}, its inputs '
                              f"give {_show(want)}")
@@ -332,16 +333,17 @@ def _show(value: Any) -> str:
 
 
 def _check(checked: ValidatedInput, constants: Mapping[str, float | str],
-           provenance: Provenance, recorded: pd.DataFrame, prefix: str, kind: str) -> list[str]:
+           provenance: Provenance, recorded: pd.DataFrame, engine: pd.DataFrame, prefix: str,
+           kind: str) -> list[str]:
     findings = []
+    now = inputs_digest(checked.scenarios, checked.specs)
     if not provenance.inputs_digest:
         findings.append(f"The {kind} carries no inputs digest (written by reportgen "
                         f"{provenance.version}): edits are detected by re-estimation only.")
-    elif inputs_digest(checked.scenarios) != provenance.inputs_digest:
+    elif now != provenance.inputs_digest:
         findings.append(f"The inputs differ from those the {kind} was written from (inputs "
-                        "digest stamped " + provenance.inputs_digest[:12] + "…, now "
-                        + inputs_digest(checked.scenarios)[:12] + "…): a scenario row was "
-                        "edited, added or deleted after reportgen wrote it.")
+                        f"digest stamped {provenance.inputs_digest[:12]}…, now {now[:12]}…): a "
+                        "scenario row was edited, added or deleted after reportgen wrote it.")
     if provenance.reference_digest and (
         reference_digest(checked.tables, constants) != provenance.reference_digest
     ):
@@ -351,19 +353,17 @@ def _check(checked: ValidatedInput, constants: Mapping[str, float | str],
                  f"{provenance.version}, which wrote the file")
         findings.append(f"The reference data differs from what the plan was computed with "
                         f"(reference digest): {where}.")
-    rows = set(recorded["scenario"].astype(str)) if "scenario" in recorded.columns else set()
-    names = set(checked.scenarios["scenario"].astype(str))
-    if rows != names or len(recorded) != len(checked.scenarios):
-        findings.append(f"The results hold {len(recorded)} rows for {len(names)} scenarios; "
-                        "rows were added to or deleted from the results.")
+    rows = recorded["scenario"].astype(str).tolist() if "scenario" in recorded.columns else []
+    names = engine["scenario"].astype(str).tolist()
+    if sorted(rows) != sorted(names):
+        findings.append(f"The results hold {len(rows)} rows for {len(names)} scenarios; rows "
+                        "were added to or deleted from the results.")
         return findings
     if recorded.isna().all().all():
         return findings
-    engine = reestimate(checked.scenarios, checked.tables, constants)
-    ordered = recorded.set_index(recorded["scenario"].astype(str)).loc[
-        engine["scenario"].astype(str).tolist()].reset_index(drop=True)
-    ordered = ordered[[c for c in recorded.columns]]
-    different = _mismatches(ordered, engine.reset_index(drop=True), prefix)
+    ordered = recorded.set_index(recorded["scenario"].astype(str)).loc[names]
+    different = _mismatches(ordered.reset_index(drop=True)[list(recorded.columns)],
+                            engine.reset_index(drop=True), prefix)
     if different:
         findings.append(f"{len(different)} recorded result(s) differ from what the file's own "
                         f"inputs give: {_listing(different)}.")
@@ -371,29 +371,32 @@ def _check(checked: ValidatedInput, constants: Mapping[str, float | str],
 
 
 def _record(path: Path, kind: str, checked: ValidatedInput, constants: Mapping[str, float | str],
-            provenance: Provenance, recorded: pd.DataFrame, findings: list[str]) -> PlanRecord:
-    engine = reestimate(checked.scenarios, checked.tables, constants)
+            provenance: Provenance, recorded: pd.DataFrame, prefix: str,
+            typed_over: list[str]) -> PlanRecord:
+    replanned = replan(checked, provenance)
+    engine = replanned.results
+    findings = _check(checked, constants, provenance, recorded, engine, prefix, kind)
+    if typed_over:
+        findings.insert(0, f"{len(typed_over)} Plan cell(s) hold typed values where reportgen "
+                        f"wrote formulas: {_listing(typed_over)}.")
     results = engine.copy()
-    if "scenario" in recorded.columns and not recorded.isna().all().all():
+    complete = "scenario" in recorded.columns and not recorded.isna().all().all()
+    if complete and sorted(recorded["scenario"].astype(str)) == sorted(
+            engine["scenario"].astype(str)):
         by_name = recorded.set_index(recorded["scenario"].astype(str))
-        for name in _columns(recorded, engine):
+        for name in (c for c in recorded.columns if c in engine.columns):
             column = by_name[name].reindex(engine["scenario"].astype(str)).to_numpy()
-            if REGISTRY[name].kind == "number":
+            if _kind(name) == "number":
                 column = pd.to_numeric(pd.Series(column), errors="coerce").to_numpy()
-                keep = np.isnan(column.astype(float))
-                column = np.where(keep, engine[name].to_numpy(dtype=float), column)
+                missing = np.isnan(column.astype(float))
+                column = np.where(missing, engine[name].to_numpy(dtype=float), column)
             else:
                 column = np.array([_text(v) for v in column], dtype=object)
             results[name] = column
-    else:
+    elif not complete:
         findings.append("The file holds no computed results (saved by a program that does not "
                         "store them); the plan is re-estimated from its inputs.")
     edited = any(not f.startswith("The file holds no computed") and "no inputs digest" not in f
                  for f in findings)
-    plan = Plan(checked.scenarios, checked.tables, results, provenance)
+    plan = replace(replanned, results=results)
     return PlanRecord(path, kind, plan, dict(constants), PlanCheck(edited, tuple(findings)))
-
-
-def _columns(recorded: pd.DataFrame, engine: pd.DataFrame) -> Iterator[str]:
-    yield from (c for c in recorded.columns if c in engine.columns and c in RESULT_COLUMNS)
-

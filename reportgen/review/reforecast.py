@@ -36,7 +36,7 @@ from reportgen.plan import Plan
 from reportgen.readers import RawTable
 from reportgen.review.actuals.combine import Actuals, WorkloadActuals
 from reportgen.review.speed import EFFICIENCY_COLUMNS, Speed, base_rows
-from reportgen.review.workloads import HOURS_PER_MONTH, PlanWorkload, reestimate
+from reportgen.review.workloads import HOURS_PER_MONTH, PlanWorkload, estimate_concrete
 from reportgen.validate import validate
 
 
@@ -175,7 +175,7 @@ def reforecast(plan: Plan, workloads: Mapping[str, PlanWorkload], actuals: Actua
     checked = validate(RawTable("re-forecast", header, body, sha256=""),
                        catalogs=Catalogs(plan.tables.gpus, plan.tables.models))
     checked = replace(checked, tables=replace(checked.tables, efficiency=plan.tables.efficiency))
-    results = reestimate(checked.scenarios, checked.tables, constants)
+    results = estimate_concrete(checked.scenarios, checked.tables, constants)
     hours = (window[1] - window[0]).days * 24.0
     out = {}
     for name in workloads:

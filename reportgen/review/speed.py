@@ -29,7 +29,7 @@ from reportgen.errors import InputError
 from reportgen.plan import Plan
 from reportgen.readers import RawTable
 from reportgen.review.actuals.combine import WorkloadActuals
-from reportgen.review.workloads import PlanWorkload, reestimate
+from reportgen.review.workloads import PlanWorkload, estimate_concrete
 from reportgen.stamp import input_rows_json
 from reportgen.validate import validate
 
@@ -104,7 +104,7 @@ def evaluate(plan: Plan, rows: list[dict[str, object]],
                        catalogs=Catalogs(plan.tables.gpus, plan.tables.models))
     checked = replace(checked, tables=replace(checked.tables, efficiency=plan.tables.efficiency))
     if batch is None:
-        return reestimate(checked.scenarios, checked.tables, constants)
+        return estimate_concrete(checked.scenarios, checked.tables, constants)
     from reportgen.engine import estimate
 
     return estimate(checked.scenarios, checked.tables, constants, overrides={"batch": batch})

@@ -5,8 +5,9 @@ Everything the review needs to know about the *shape* of a plan lives here, so a
 plan is (workload and role columns, a `counted` flag, a price book, node packing, percentile
 targets) is adapted in this module alone:
 
-* rows count when ``counted`` is 1 (``in_plan_total`` until that column exists);
-* a row's workload is its ``workload`` column when present and not blank, else its scenario name;
+* rows count when ``counted`` is 1 (the chosen row of its workload);
+* a row's workload is its ``workload`` result (its scenario name when the cell is blank); actuals
+  match it ignoring case and surrounding spaces, as rows are grouped;
 * a workload's cost is the sum of its rows' ``monthly_cost`` (the full monthly cost in the plan's
   billing basis) and its GPUs the sum of ``gpus``;
 * GPU-seconds per request at the plan's operating point are GPUs per instance ÷ ``instance_rps``
@@ -17,43 +18,44 @@ targets) is adapted in this module alone:
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
 
 from reportgen.engine import Tables, estimate
-from reportgen.plan import Plan
+from reportgen.plan import Plan, Provenance
 from reportgen.units import CONSTANTS
+from reportgen.validate import ValidatedInput
 
-COUNTED_COLUMNS = ("counted", "in_plan_total")  # the first present decides
-WORKLOAD_COLUMN = "workload"
 HOURS_PER_MONTH = float(CONSTANTS["HOURS_PER_MONTH"].value)
 SECONDS_PER_HOUR = float(CONSTANTS["SECONDS_PER_HOUR"].value)
 
 
-def reestimate(scenarios: pd.DataFrame, tables: Tables,
-               constants: Mapping[str, float | str] | None = None) -> pd.DataFrame:
-    """The engine's results for validated scenario rows: the same call `reportgen build` makes."""
+def replan(checked: ValidatedInput, provenance: Provenance) -> Plan:
+    """Plan validated rows exactly as `reportgen build` does (search, choice, estimate), with the
+    shipped constants, stamped with ``provenance``'s title, name and date."""
+    from reportgen.pipeline import make_plan
+
+    plan = make_plan(checked, provenance.input_name, provenance.title, provenance.generated)
+    return replace(plan, provenance=provenance)
+
+
+def estimate_concrete(scenarios: pd.DataFrame, tables: Tables,
+                      constants: Mapping[str, float | str] | None = None) -> pd.DataFrame:
+    """The engine's results for validated rows that search nothing (a plan's chosen
+    configurations), with the plan's constants."""
     return estimate(scenarios, tables, constants)
 
 
 def counted(results: pd.DataFrame) -> np.ndarray:
     """True for the rows a plan's totals count."""
-    for column in COUNTED_COLUMNS:
-        if column in results.columns:
-            return np.asarray(results[column].astype(float).to_numpy() == 1)
-    return np.ones(len(results), dtype=bool)
+    return np.asarray(results["counted"].astype(float).to_numpy() == 1)
 
 
 def workload_names(plan: Plan) -> list[str]:
-    """Each row's workload: its ``workload`` cell when given, else its scenario name."""
-    names = plan.results["scenario"].astype(str).tolist()
-    for frame in (plan.results, plan.scenarios):
-        if WORKLOAD_COLUMN in frame.columns:
-            given = frame[WORKLOAD_COLUMN].fillna("").astype(str).tolist()
-            return [w.strip() or n for w, n in zip(given, names, strict=True)]
-    return names
+    """Each row's workload (the ``workload`` result: its scenario name when left blank)."""
+    return [" ".join(str(w).split()) for w in plan.results["workload"]]
 
 
 @dataclass(frozen=True)
@@ -141,16 +143,26 @@ def plan_workloads(plan: Plan) -> dict[str, PlanWorkload]:
 
 
 def uncounted(plan: Plan) -> dict[str, str]:
-    """Workloads in the plan file that its totals do not count, with the reason in words."""
+    """Workloads and scenario names in the plan file that its totals do not count, with the
+    reason in words (a comparison row, an option another row of its workload beat, no fit)."""
     names = workload_names(plan)
     keep = counted(plan.results)
     counted_names = {n for n, k in zip(names, keep, strict=True) if k}
     reasons = {}
     for i, name in enumerate(names):
-        if keep[i] or name in counted_names:
-            continue
         row = plan.results.iloc[i]
-        reasons[name] = ("a tutorial-method row kept for comparison"
-                         if str(row["method"]) == "tutorial" else
-                         f"a row that does not fit ({row['bottleneck']})")
+        status = str(row["status"]) if "status" in plan.results.columns else ""
+        why = {"compare": "a comparison row", "option": f"an option of workload {name!r} "
+               "that another row beat", "no fit": f"a row that nothing fits "
+               f"({row['bottleneck']})"}.get(status, "not counted")
+        scenario = str(row["scenario"])
+        if not keep[i] and scenario != name and scenario not in counted_names:
+            reasons[scenario] = why
+        if not keep[i] and name not in counted_names:
+            reasons[name] = why
     return reasons
+
+
+def workload_key(name: str) -> str:
+    """A workload name as rows are grouped by it: spaces trimmed and squeezed, case ignored."""
+    return " ".join(name.split()).lower()

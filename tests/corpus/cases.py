@@ -385,16 +385,16 @@ REJECTED: tuple[Rejected, ...] = (
     Rejected("tp_not_dividing.csv", "a TP that does not divide the heads, and TP 3", _problems(
         "tp_not_dividing.csv",
         'row 2 (scenario "qwen"), column tp: tp 8 does not divide Qwen2.5-7B\'s 28 attention '
-        "heads / 4 KV heads; expected one of 1, 2, 4 or blank for auto.",
-        'row 3 (scenario "three"), column tp: got "3" (not allowed); expected one of 1, 2, 4, 8 '
-        "in GPUs.",
+        "heads / 4 KV heads; expected one of 1, 2, 4, a list of them, or blank for the cheapest.",
+        'row 3 (scenario "three"), column tp: got "3" (not allowed); expected one of 1, 2, 4, 8, '
+        "auto, or a list such as 2|4.",
     )),
     Rejected("bad_choices.csv", "a precision, engine and method that do not exist", _problems(
         "bad_choices.csv",
         'row 2 (scenario "chat"), column weight_dtype: got "fp9"; expected one of bf16, fp16, '
-        'fp8, int8, int4, fp4; did you mean "fp8"?',
+        'fp8, int8, int4, fp4, auto, or a list such as bf16|fp8; did you mean "fp8"?',
         'row 2 (scenario "chat"), column engine: got "vlm"; expected one of vllm, tensorrt-llm, '
-        'sglang; did you mean "vllm"?',
+        'sglang, auto, or a list such as vllm|sglang; did you mean "vllm"?',
         'row 3 (scenario "rag"), column method: got "magic"; expected one of roofline, '
         "tutorial.",
     )),

@@ -1,5 +1,6 @@
-"""The parity scenario set: small (14 rows) but reaching every bottleneck, both methods, the
-three serving engines, auto and explicit TP, MoE, MLA, fp8/fp4 (native and weight-only), and
+"""The parity scenario set: small (16 rows) but reaching every bottleneck, both methods, the
+three serving engines, auto and explicit TP, MoE, MLA, fp8/fp4 (native and weight-only), every
+status of the choice (chosen, option, compare, no fit) with searched GPUs and precisions, and
 scenario names that look like formulas."""
 
 from __future__ import annotations
@@ -13,9 +14,10 @@ from reportgen.render.workbook import write_workbook
 from tests.helpers import build_plan
 
 PARITY_ROWS: tuple[dict[str, object], ...] = (
-    # kv_memory, auto TP (→ 4), vLLM, avg_qps below peak; first row = the Batch curve's pick
+    # kv_memory, auto TP (→ 4), vLLM, avg_qps below peak; first row = the Batch curve's pick;
+    # one of two options of workload "chat" (the other: chat-70b-h200)
     dict(scenario="chat-70b", model="Llama-3.1-70B", gpu="H100-SXM", peak_qps=20,
-         avg_prompt_tokens=2000, avg_output_tokens=500, avg_qps=12),
+         avg_prompt_tokens=2000, avg_output_tokens=500, avg_qps=12, workload="chat"),
     # tpot_slo, explicit tp = 1, SGLang
     dict(scenario="tpot-8b-tp1", model="Llama-3.1-8B", gpu="H100-SXM", peak_qps=50,
          avg_prompt_tokens=1000, avg_output_tokens=300, tp=1, tpot_slo_ms=12, engine="sglang"),
@@ -60,6 +62,13 @@ PARITY_ROWS: tuple[dict[str, object], ...] = (
     # fp8 weights on Ampere (no fp8 tensor cores): weight-only, bf16 compute; tpot_slo
     dict(scenario="fp8-on-a100", model="Qwen2.5-32B", gpu="A100-SXM-80GB", peak_qps=10,
          avg_prompt_tokens=1200, avg_output_tokens=400, weight_dtype="fp8", tpot_slo_ms=35),
+    # the other option of workload "chat": searched GPU list and precisions (chosen: cheaper)
+    dict(scenario="chat-70b-h200", model="Llama-3.1-70B", gpu="H200|L40S", peak_qps=20,
+         avg_prompt_tokens=2000, avg_output_tokens=500, avg_qps=12, workload=" CHAT ",
+         weight_dtype="auto"),
+    # a plan row kept for comparison only
+    dict(scenario="compare-8b", model="Llama-3.1-8B", gpu="A100-SXM-80GB", peak_qps=30,
+         avg_prompt_tokens=800, avg_output_tokens=300, tp=1, role="compare"),
 )
 
 

@@ -21,8 +21,10 @@ import openpyxl
 import pandas as pd
 import pytest
 
+from reportgen.choose import choice
 from reportgen.engine import RESULT_COLUMNS, Tables, estimate
 from reportgen.plan import Plan
+from reportgen.render.plan_sheet import CHOICE
 from reportgen.render.workbook import write_workbook
 from reportgen.units import CONSTANTS
 from tests.helpers import (
@@ -119,18 +121,27 @@ class Tally:
         assert not self.mismatches, f"{len(self.mismatches)} of {self.compared} differ:\n{shown}"
 
 
+CHOICE_COLUMNS = tuple(name for name, _, _ in CHOICE)
+
+
+def with_choice(results: pd.DataFrame) -> pd.DataFrame:
+    """Registry results plus what the choice makes of them (counted, status)."""
+    return pd.concat([results.drop(columns=list(CHOICE_COLUMNS), errors="ignore"),
+                      choice(results)], axis=1)
+
+
 def check_plan(tally: Tally, values: Values, results: pd.DataFrame, where: Where) -> None:
     plan = values["Plan"]
     for i in range(len(results)):
         row = results.iloc[i]
-        for name in RESULT_COLUMNS:
+        for name in (*RESULT_COLUMNS, *CHOICE_COLUMNS):
             ref = f"{where.plan_cols[name]}{i + 2}"
             tally.check(f"Plan!{ref} ({row['scenario']}, {name})", plan.get(ref), row[name])
 
 
 def check_summary(tally: Tally, values: Values, results: pd.DataFrame, where: Where) -> None:
     summary = values["Summary"]
-    counted = results["in_plan_total"].astype(float)
+    counted = results["counted"].astype(float)
     for name, ref in where.totals.items():
         expected = float((results[name].astype(float) * counted).sum())
         tally.check(f"Summary!{ref} (total {name})", summary.get(ref), expected)
@@ -217,7 +228,10 @@ def test_parity_set_reaches_every_case(parity_plan: Plan) -> None:
     }
     assert set(scenarios["engine"]) == {"vllm", "tensorrt-llm", "sglang"}
     assert {1.0, 2.0, 4.0, 8.0} <= set(results["tp"])
-    assert scenarios["tp"].isna().any() and scenarios["tp"].notna().any()
+    typed = parity_plan.typed
+    assert typed["tp"].isna().any() and typed["tp"].notna().any()
+    assert set(results["status"]) == {"chosen", "option", "compare", "no fit"}
+    assert {"gpu", "weight_dtype", "tp"} <= {c for s in parity_plan.search.searched for c in s}
     assert {"fp8", "fp4"} <= set(results["compute_dtype"])
     weight_only = results[(results["weight_dtype"] != results["compute_dtype"])]
     assert {"fp4", "fp8"} <= set(weight_only["weight_dtype"])
@@ -230,7 +244,7 @@ def test_parity_set_reaches_every_case(parity_plan: Plan) -> None:
 
 def test_pandas_sees_the_engine_numbers(parity_workbook: Path, parity_plan: Plan) -> None:
     shown = pd.read_excel(parity_workbook, sheet_name="Plan")
-    assert list(shown.columns) == list(RESULT_COLUMNS)
+    assert list(shown.columns)[: len(RESULT_COLUMNS)] == list(RESULT_COLUMNS)
     tally = Tally()
     for i in range(len(parity_plan.results)):
         for name in RESULT_COLUMNS:
@@ -266,7 +280,7 @@ class Change:
     constants: dict[str, float]
 
     def expected(self, tables: Tables) -> pd.DataFrame:
-        return estimate(self.scenarios, tables, self.constants)
+        return with_choice(estimate(self.scenarios, tables, self.constants))
 
 
 @pytest.fixture(scope="module")
@@ -338,7 +352,7 @@ def test_stale_cache_is_recomputed_only_when_libreoffice_is_told_to(
     patch_number_cell(parity_workbook, stale, ref, 55.0)
     scenarios = parity_plan.scenarios.copy()
     scenarios.loc[scenarios.index[0], "peak_qps"] = 55.0
-    expected = estimate(scenarios, parity_plan.tables)
+    expected = with_choice(estimate(scenarios, parity_plan.tables))
     gpus = f"{where.plan_cols['gpus']}2"
     assert expected["gpus"].iloc[0] != parity_plan.results["gpus"].iloc[0]
 

@@ -17,12 +17,15 @@ import pytest
 from reportgen.errors import PlanFileError
 from reportgen.pipeline import BuildOptions, build
 from reportgen.review.readback import read_plan
+from reportgen.review.workloads import uncounted
 from tests.helpers import patch_number_cell, recalc_with_libreoffice, soffice
 
 SCENARIOS = (
-    "scenario,model,gpu,peak_qps,avg_qps,avg_prompt_tokens,avg_output_tokens,tpot_slo_ms\n"
-    "chat,Llama-3.1-8B,L40S,10,4,600,250,40\n"
-    "+1+1,Llama-3.1-70B,H100,20,8,1500,800,50\n"  # a name that looks like a formula
+    "scenario,workload,model,gpu,tp,peak_qps,avg_qps,avg_prompt_tokens,avg_output_tokens,"
+    "tpot_slo_ms\n"
+    "chat,,Llama-3.1-8B,L40S,1,10,4,600,250,40\n"
+    "+1+1,big,Llama-3.1-70B,H100|H200,,20,8,1500,800,50\n"  # a formula-like name; a search
+    "+1+1 on L40S,big,Llama-3.1-70B,L40S,8,20,8,1500,800,50\n"  # the same workload's option
 )
 
 
@@ -69,7 +72,10 @@ def test_an_untouched_workbook_and_results_csv_read_back_as_written(built: Path)
         assert record.kind == kind
         assert not record.check.edited, record.check.findings
         assert record.check.findings == ()
-        assert list(record.plan.results["scenario"]) == ["chat", "+1+1"]
+        assert list(record.plan.results["scenario"]) == ["chat", "+1+1", "+1+1 on L40S"]
+        assert list(record.plan.results["counted"]) == [1, 1, 0]
+        assert uncounted(record.plan) == {
+            "+1+1 on L40S": "an option of workload 'big' that another row beat"}
         assert record.plan.provenance.title == "Test plan"
         assert record.plan.provenance.generated == dt.date(2026, 1, 2)
 

@@ -10,7 +10,7 @@ import pytest
 
 from reportgen import schema
 from reportgen.cli import main
-from reportgen.engine import RESULT_COLUMNS
+from reportgen.pipeline import OUTPUT_COLUMNS
 from reportgen.stamp import STAMP_COLUMNS
 
 GOOD = (
@@ -35,7 +35,7 @@ def test_estimate_prints_the_results_csv(
     assert main(["estimate", str(good_csv)]) == 0
     out = capsys.readouterr().out
     header, *rows = out.strip().splitlines()
-    assert header.split(",") == [*RESULT_COLUMNS, *STAMP_COLUMNS]
+    assert header.split(",") == [*OUTPUT_COLUMNS, *STAMP_COLUMNS]
     assert len(rows) == 2
 
 
@@ -56,7 +56,7 @@ def test_build_csv_writes_the_results_and_prints_a_summary(
     out_dir = tmp_path / "out"
     assert main(["build", str(good_csv), "--out", str(out_dir), "--format", "csv"]) == 0
     results = pd.read_csv(out_dir / "plan-results.csv")
-    assert list(results.columns) == [*RESULT_COLUMNS, *STAMP_COLUMNS]
+    assert list(results.columns) == [*OUTPUT_COLUMNS, *STAMP_COLUMNS]
     shown = capsys.readouterr().out
     assert "total (plan)" in shown and "chat" in shown
 

@@ -11,7 +11,8 @@ CONSTANT_VALUES = {name: c.value for name, c in CONSTANTS.items()}
 
 
 def _digest(rows: list[dict[str, object]]) -> str:
-    return inputs_digest(validated(rows).scenarios)
+    checked = validated(rows)
+    return inputs_digest(checked.scenarios, checked.specs)
 
 
 def test_order_spelling_and_written_defaults_do_not_change_the_inputs_digest() -> None:
@@ -28,7 +29,8 @@ def test_any_value_that_changes_the_plan_changes_the_inputs_digest() -> None:
     a = base_row(scenario="a", peak_qps=20)
     reference = _digest([a])
     for change in ({"peak_qps": 21}, {"engine": "sglang"}, {"scenario": "A"},
-                   {"tpot_slo_ms": 50}, {"gpu": "H200"}):
+                   {"tpot_slo_ms": 50}, {"gpu": "H200"}, {"gpu": "H100|H200"},
+                   {"gpu": "auto"}, {"tp": 4}):
         assert _digest([{**a, **change}]) != reference, change
 
 

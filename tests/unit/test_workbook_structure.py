@@ -12,10 +12,12 @@ import pytest
 from openpyxl.workbook.workbook import Workbook
 
 from reportgen import schema
-from reportgen.engine import RESULT_COLUMNS, estimate
+from reportgen.engine import RESULT_COLUMNS
+from reportgen.pipeline import make_plan
 from reportgen.plan import Plan
 from reportgen.quantities import REGISTRY
 from reportgen.readers import read_table
+from reportgen.render.plan_sheet import EXTRA_COLUMNS
 from reportgen.render.workbook import write_workbook
 from reportgen.units import CONSTANTS
 from reportgen.validate import validate
@@ -70,8 +72,8 @@ def test_sheets_present_and_ordered(wb: Workbook) -> None:
 
 def test_header_rows_are_the_column_names(wb: Workbook) -> None:
     assert header(wb["Scenarios"]) == [c.name for c in schema.COLUMNS]
-    assert header(wb["Plan"]) == list(RESULT_COLUMNS)
-    for name, col in zip(RESULT_COLUMNS, wb["Plan"][1], strict=True):
+    assert header(wb["Plan"]) == [*RESULT_COLUMNS, *EXTRA_COLUMNS]
+    for name, col in zip(RESULT_COLUMNS, wb["Plan"][1], strict=False):
         assert REGISTRY[name].doc in col.comment.text
     peak = wb["Scenarios"]["D1"]
     assert peak.value == "peak_qps" and "[req/s]" in peak.comment.text
@@ -159,8 +161,10 @@ def test_every_formula_is_portable(path: Path) -> None:
 
 def test_plan_cells_are_formulas_from_the_registry(wb: Workbook) -> None:
     plan = wb["Plan"]
+    planned = {c.column_letter for c in plan[1] if str(c.value).startswith("planned_")}
     for col in plan.iter_cols(min_row=2):
-        assert all(c.data_type == "f" for c in col)
+        if col[0].column_letter not in planned:
+            assert all(c.data_type == "f" for c in col)
     assert plan["A2"].value == "=Scenarios!A2"
     columns = {c.value: c.column_letter for c in plan[1]}
     assert plan[f"{columns['gpus']}3"].value == f"={columns['instances']}3*{columns['tp']}3"
@@ -204,7 +208,7 @@ def test_cached_values_are_the_engine_results(cached: Workbook, plan: Plan, path
 
 def test_scenarios_sheet_reads_back_as_the_same_input(path: Path, plan: Plan) -> None:
     again = validate(read_table(path))
-    results = estimate(again.scenarios, again.tables)
+    results = make_plan(again, path.name).results
     assert list(results["gpus"]) == list(plan.results["gpus"])
     assert list(results["scenario"]) == list(plan.results["scenario"])
 

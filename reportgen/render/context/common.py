@@ -94,8 +94,8 @@ def blank(value: Any) -> bool:
 
 
 def is_counted(row: Row) -> bool:
-    """The row is in the plan's totals."""
-    return as_float(row, "in_plan_total") == 1
+    """The row is in the plan's totals (its workload's chosen plan row)."""
+    return as_float(row, "counted") == 1
 
 
 def is_tutorial(row: Row) -> bool:
@@ -124,9 +124,14 @@ def listing(items: Sequence[str], limit: int = 3) -> str:
 
 def status_text(row: Row) -> str:
     """The row's standing in the plan, in words."""
+    status = str(row["status"])
     if is_tutorial(row):
         return "Tutorial method: for comparison, not in the totals"
-    if not is_counted(row):
+    if status == "compare":
+        return "For comparison: not in the totals"
+    if status == "option":
+        return f"Option of workload {quote(str(row['workload']))}, not chosen: not in the totals"
+    if status == "no fit":
         return "Does not fit: not in the totals"
     return "In the plan"
 

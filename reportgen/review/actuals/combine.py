@@ -21,7 +21,7 @@ from __future__ import annotations
 import datetime as dt
 import difflib
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -32,7 +32,7 @@ from reportgen.readers import read_table
 from reportgen.review.actuals import billing, prometheus, template
 from reportgen.review.actuals.measures import ADDITIVE, MEASURES, REQUIRED, STACK, STATS
 from reportgen.review.actuals.source import SourceData, Span
-from reportgen.review.workloads import PlanWorkload
+from reportgen.review.workloads import PlanWorkload, workload_key
 
 SLIP = 1000.0  # a unit slip: thousands, or seconds for milliseconds
 SLIP_BAND = (300.0, 3000.0)  # a ratio to the plan inside this band is taken for one
@@ -128,6 +128,7 @@ def read_actuals(paths: Sequence[Path], plan: Mapping[str, PlanWorkload],
             problems.extend(err.problems)
     if problems:
         raise ActualsError(problems)
+    sources = [_as_plan_names(src, plan) for src in sources]
     _check_workloads(sources, plan, uncounted, problems)
     window = (min(s[0] for src in sources for s in src.coverage.values()),
               max(s[1] for src in sources for s in src.coverage.values()))
@@ -145,6 +146,19 @@ def read_actuals(paths: Sequence[Path], plan: Mapping[str, PlanWorkload],
         s.notes) for s in sources)
     periods = pd.concat([s.periods for s in sources], ignore_index=True)
     return Actuals(window, workloads, summaries, periods, ())
+
+
+def _as_plan_names(src: SourceData, plan: Mapping[str, PlanWorkload]) -> SourceData:
+    """The file's workloads under the plan's spelling (matched ignoring case and spaces)."""
+    keys = {workload_key(name): name for name in plan}
+    names = {n: keys.get(workload_key(n), n) for n in src.coverage}
+    if all(a == b for a, b in names.items()):
+        return src
+    periods = src.periods.copy()
+    periods["workload"] = periods["workload"].map(lambda n: names.get(n, n))
+    return replace(src, periods=periods,
+                   coverage={names[n]: span for n, span in src.coverage.items()},
+                   series={names.get(n, n): s for n, s in src.series.items()})
 
 
 def _check_workloads(sources: list[SourceData], plan: Mapping[str, PlanWorkload],

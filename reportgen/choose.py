@@ -1,0 +1,222 @@
+"""The choice: which rows the plan budgets, and why the others are not budgeted.
+
+:mod:`search` finds each row's best configuration. Here rows are grouped into workloads (rows
+with the same ``workload``, compared ignoring case; a blank workload is the row alone) and the
+plan rows of a workload compete: the one whose best configuration meets every target at the
+lowest monthly cost is *chosen* and counted in totals, BOM and procurement (ties: fewer GPUs,
+then the lower TPOT, then the earlier row). The others are *options*, kept with the reason they
+were not chosen. *Compare* rows (role ``compare``, and every tutorial-method row) are shown for
+comparison and never counted; plan rows that nothing fits are *no fit*.
+
+Pure: tables in, tables out. The workbook writes the same rule as formulas (render/choice
+formulas); the parity tests hold the two together.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from reportgen.formats import format_value
+from reportgen.search import CONFIG, Search
+from reportgen.xlfuncs import xl_round
+
+CHOSEN, OPTION, COMPARE, NO_FIT = "chosen", "option", "compare", "no fit"
+DECISION_COLUMNS: tuple[str, ...] = (
+    "status", "counted", "decision", "candidates_evaluated", "searched", "runner_up",
+    "runner_up_monthly_cost", "margin_monthly_cost", "typed_configuration",
+    "typed_monthly_cost", "saving_monthly_cost",
+)
+# Units and meanings of the decision columns (the registry's columns carry their own).
+DECISION_UNITS = {
+    "status": "text", "counted": "flag", "decision": "text", "candidates_evaluated": "count",
+    "searched": "text", "runner_up": "text", "runner_up_monthly_cost": "USD/month",
+    "margin_monthly_cost": "USD/month", "typed_configuration": "text",
+    "typed_monthly_cost": "USD/month", "saving_monthly_cost": "USD/month",
+}
+DECISION_DOCS = {
+    "status": "chosen (budgeted), option (another row of its workload is cheaper), compare "
+              "(shown for comparison only) or no fit (nothing searched meets its targets).",
+    "counted": "1 when the plan's totals, BOM and procurement count the row (status chosen).",
+    "decision": "Why the row is or is not budgeted, in a sentence.",
+    "candidates_evaluated": "Configurations of the row planned by the search.",
+    "searched": "The inputs the row searched (auto, a list, or a blank tp).",
+    "runner_up": "The row's second-best configuration that meets its targets.",
+    "runner_up_monthly_cost": "Monthly cost of the runner-up configuration.",
+    "margin_monthly_cost": "How much more the runner-up costs a month.",
+    "typed_configuration": "The row as typed: listed inputs at their first value, a blank tp "
+                           "at the quick rule (smallest that leaves half the memory free).",
+    "typed_monthly_cost": "Monthly cost of the row as typed (blank when it does not fit).",
+    "saving_monthly_cost": "Typed monthly cost minus the chosen configuration's.",
+}
+
+
+# The same rule as workbook formulas over the Plan sheet: {name} is the row's cell of a Plan
+# column, {name[]} the whole column (see render/plan_sheet.py).
+COUNTED_XL = (
+    'IF(AND({role}="plan",{in_plan_total}=1,SUMPRODUCT(({workload_key[]}={workload_key})'
+    '*({role[]}="plan")*({in_plan_total[]}=1)'
+    "*((ROUND({monthly_cost[]},2)<ROUND({monthly_cost},2))"
+    "+(ROUND({monthly_cost[]},2)=ROUND({monthly_cost},2))"
+    "*(({gpus[]}<{gpus})+({gpus[]}={gpus})"
+    "*(({tpot_ms[]}<{tpot_ms})+({tpot_ms[]}={tpot_ms})"
+    "*(ROW({workload_key[]})<ROW({workload_key}))))))=0),1,0)"
+)
+STATUS_XL = (
+    'IF({role}<>"plan","compare",IF({in_plan_total}<>1,"no fit",'
+    'IF({counted}=1,"chosen","option")))'
+)
+
+
+def configuration(row: pd.Series | dict[str, object]) -> str:
+    """A configuration in words, e.g. "H200-SXM, TP 2, fp8 weights, fp8 KV, tensorrt-llm"."""
+    parts = [str(row["gpu"]), f"TP {float(row['tp']):g}"]  # type: ignore[arg-type]
+    if "pp" in row and float(row["pp"]) > 1:  # type: ignore[arg-type]
+        parts.append(f"PP {float(row['pp']):g}")  # type: ignore[arg-type]
+    parts += [f"{row['weight_dtype'] or 'as-shipped'} weights",
+              f"{row['kv_dtype'] or 'as-shipped'} KV", str(row["engine"])]
+    return ", ".join(parts)
+
+
+def _money(value: float) -> str:
+    return format_value(value, "USD/month")
+
+
+def _share(part: float, whole: float) -> str:
+    return format_value(part / whole, "fraction") if whole > 0 else "—"
+
+
+def _winners(results: pd.DataFrame) -> pd.Series:
+    """Per row: True for the chosen plan row of its workload (COUNTED_XL in the workbook)."""
+    competing = (results["role"] == "plan") & (results["in_plan_total"] == 1)
+    ranked = pd.DataFrame({
+        "key": results["workload_key"].to_numpy(dtype=object),
+        "cost": xl_round(results["monthly_cost"].to_numpy(dtype=float), 2),
+        "gpus": results["gpus"].to_numpy(dtype=float),
+        "tpot": results["tpot_ms"].to_numpy(dtype=float),
+        "order": np.arange(len(results)),
+    }, index=results.index)[competing.to_numpy()]
+    ranked = ranked.sort_values(["key", "cost", "gpus", "tpot", "order"], kind="stable")
+    first = ranked.groupby("key", sort=False).head(1).index
+    return pd.Series(results.index.isin(first), index=results.index)
+
+
+def choice(results: pd.DataFrame) -> pd.DataFrame:
+    """``counted`` and ``status`` of every row from its registry results alone (what the
+    workbook's COUNTED_XL and STATUS_XL compute)."""
+    winners = _winners(results).to_numpy()
+    feasible = results["in_plan_total"].to_numpy(dtype=float) == 1
+    plan = (results["role"] == "plan").to_numpy()
+    status = np.where(~plan, COMPARE, np.where(~feasible, NO_FIT,
+                                               np.where(winners, CHOSEN, OPTION)))
+    return pd.DataFrame({"counted": (status == CHOSEN).astype(float),
+                         "status": status.astype(object)}, index=results.index)
+
+
+def _runner_up(search: Search, n: int) -> tuple[list[str], np.ndarray]:
+    """Per row: the second-best configuration that meets the targets, and its monthly cost."""
+    second = search.kept[(search.kept["rank"] == 2) & search.kept["feasible"]]
+    text = [""] * n
+    cost = np.full(n, np.nan)
+    for _, r in second.iterrows():
+        text[int(r["row"])] = configuration(r)
+        cost[int(r["row"])] = float(r["monthly_cost"])
+    return text, cost
+
+
+def decide(results: pd.DataFrame, search: Search, typed: pd.DataFrame) -> pd.DataFrame:
+    """The decision columns (DECISION_COLUMNS), one row per row of ``results``.
+
+    ``results``: the registry results of each row's best configuration; ``typed``: the registry
+    results of each row as typed (searched columns at their first listed value, a blank tp at
+    the quick rule), which the savings are measured against.
+    """
+    n = len(results)
+    chosen = choice(results)
+    status = chosen["status"].to_numpy(dtype=object)
+    feasible = results["in_plan_total"].to_numpy(dtype=float) == 1
+    plan = (results["role"] == "plan").to_numpy()
+    cost = results["monthly_cost"].to_numpy(dtype=float)
+    runner_text, runner_cost = _runner_up(search, n)
+    typed_feasible = typed["in_plan_total"].to_numpy(dtype=float) == 1
+    typed_cost = np.where(typed_feasible, typed["monthly_cost"].to_numpy(dtype=float), np.nan)
+    keys = results["workload_key"].to_numpy(dtype=object)
+    chosen_of = {keys[i]: int(i) for i in np.flatnonzero(status == CHOSEN)}
+    sizes = pd.Series(keys[plan]).value_counts().to_dict()
+    decisions = []
+    for i in range(n):
+        decisions.append(_sentence(i, str(status[i]), results, chosen_of.get(keys[i]),
+                                   int(sizes.get(keys[i], 0)), search, runner_cost[i]))
+    return pd.DataFrame({
+        "status": status,
+        "counted": chosen["counted"],
+        "decision": decisions,
+        "candidates_evaluated": search.evaluated.astype(float),
+        "searched": [", ".join(cols) for cols in search.searched],
+        "runner_up": runner_text,
+        "runner_up_monthly_cost": runner_cost,
+        "margin_monthly_cost": runner_cost - cost,
+        "typed_configuration": [configuration(typed.iloc[i]) for i in range(n)],
+        "typed_monthly_cost": typed_cost,
+        "saving_monthly_cost": np.where(feasible, typed_cost - cost, np.nan),
+    }, index=results.index)
+
+
+def _sentence(i: int, status: str, results: pd.DataFrame, chosen: int | None, options: int,
+              search: Search, runner_cost: float) -> str:
+    row = results.iloc[i]
+    if status == COMPARE:
+        if row["method"] == "tutorial":
+            return "The tutorial's own arithmetic, shown for comparison; not budgeted."
+        return "Kept for comparison (role compare); not budgeted."
+    if status == NO_FIT:
+        return ("Not budgeted: no configuration searched meets its targets "
+                f"({row['bottleneck']}).")
+    cost = float(row["monthly_cost"])
+    if status == OPTION and chosen is not None:
+        other = results.iloc[chosen]
+        extra = cost - float(other["monthly_cost"])
+        return (f"Not chosen: {_money(extra)}/month ({_share(extra, float(other['monthly_cost']))})"
+                f" more than \"{other['scenario']}\", the cheapest option of workload "
+                f"\"{row['workload']}\" that meets its targets.")
+    parts = []
+    if options > 1:
+        parts.append(f"Chosen: the cheapest of {options} options of workload "
+                     f"\"{row['workload']}\" that meet their targets.")
+    evaluated = int(search.evaluated[i])
+    if evaluated > 1:
+        searched = ", ".join(search.searched[i])
+        tail = ""
+        if np.isfinite(runner_cost):
+            margin = runner_cost - cost
+            tail = (f"; the runner-up costs {_money(margin)}/month ({_share(margin, cost)}) "
+                    "more")
+        parts.append(f"Cheapest of {evaluated} configurations searched ({searched}){tail}.")
+    return " ".join(parts) if parts else "Budgeted as given."
+
+
+def as_typed(scenarios: pd.DataFrame, specs: pd.DataFrame, best: pd.DataFrame) -> pd.DataFrame:
+    """Each row as typed, made concrete: a listed column at its first value, an ``auto`` GPU at
+    the one chosen, other ``auto`` columns at their default (as shipped; vLLM), a blank tp left
+    blank (the registry's quick rule: the smallest tp that leaves half the memory free)."""
+    frame = scenarios.copy()
+    for c in CONFIG:
+        if c not in specs:
+            continue
+        spec = specs[c].to_numpy(dtype=object)
+        listed = np.array([s.split("|")[0] if s and s != "auto" else "" for s in spec],
+                          dtype=object)
+        auto = spec == "auto"
+        if c == "gpu":
+            values = np.where(auto, best["gpu"].to_numpy(dtype=object), listed)
+        elif c == "engine":
+            values = np.where(auto, "vllm", listed)
+        else:
+            values = listed
+        given = spec != ""
+        if c in ("tp", "pp"):
+            numbers = np.array([float(v) if v else np.nan for v in values])
+            frame[c] = np.where(given, numbers, frame[c].to_numpy(dtype=float))
+        else:
+            frame[c] = np.where(given, values, frame[c].to_numpy(dtype=object))
+    return frame

@@ -1,0 +1,80 @@
+"""Invariants of the search and the choice (Hypothesis): searching never costs more than any
+configuration typed explicitly, and totals count exactly one row per workload."""
+
+from __future__ import annotations
+
+import itertools
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from reportgen.engine import estimate
+from tests.helpers import build_plan
+from tests.scenarios import validated
+
+MODELS = ("Llama-3.1-8B", "Llama-3.1-70B", "Mixtral-8x7B", "Qwen2.5-32B", "Qwen3-30B-A3B")
+GPUS = ("H100-SXM", "H200-SXM", "A100-SXM-80GB", "L40S", "B200")
+SOME = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+workloads = st.fixed_dictionaries(
+    {
+        "model": st.sampled_from(MODELS),
+        "peak_qps": st.floats(0.5, 500),
+        "avg_prompt_tokens": st.integers(50, 8000),
+        "avg_output_tokens": st.integers(20, 1500),
+        "tpot_slo_ms": st.one_of(st.none(), st.floats(5, 120)),
+        "ttft_slo_ms": st.one_of(st.none(), st.floats(100, 5000)),
+        "weight_dtype": st.sampled_from(("bf16", "fp8")),
+    }
+)
+
+
+@SOME
+@given(workloads, st.lists(st.sampled_from(GPUS), min_size=1, max_size=3, unique=True))
+def test_auto_never_costs_more_than_an_explicit_choice(
+    workload: dict[str, object], gpus: list[str]
+) -> None:
+    searched = build_plan([{"scenario": "s", "gpu": "|".join(gpus), **workload}])
+    chosen = searched.results.iloc[0]
+    explicit = [
+        {"scenario": f"{g}-{t}", "gpu": g, "tp": t, **workload}
+        for g, t in itertools.product(gpus, (1, 2, 4, 8))
+    ]
+    checked = validated([row for row in explicit if _splits_heads(row)])
+    each = estimate(checked.scenarios, checked.tables)
+    feasible = each[each["in_plan_total"] == 1]
+    if feasible.empty:
+        assert chosen["status"] == "no fit"
+        return
+    assert chosen["status"] == "chosen"
+    cheapest = round(float(feasible["monthly_cost"].min()), 2)
+    assert round(float(chosen["monthly_cost"]), 2) <= cheapest
+
+
+def _splits_heads(row: dict[str, object]) -> bool:
+    heads = {"Llama-3.1-8B": (32, 8), "Llama-3.1-70B": (64, 8), "Mixtral-8x7B": (32, 8),
+             "Qwen2.5-32B": (40, 8), "Qwen3-30B-A3B": (32, 4)}[str(row["model"])]
+    t = int(row["tp"])  # type: ignore[call-overload]
+    return heads[0] % t == 0 and (heads[1] % t == 0 or t % heads[1] == 0)
+
+
+@SOME
+@given(st.lists(st.tuples(workloads, st.sampled_from(GPUS), st.sampled_from(("a", "b", "c")),
+                          st.sampled_from(("plan", "plan", "compare"))),
+                min_size=1, max_size=6))
+def test_totals_count_one_plan_row_per_workload_and_no_comparison(
+    rows: list[tuple[dict[str, object], str, str, str]],
+) -> None:
+    plan = build_plan([
+        {"scenario": f"s{i}", "gpu": gpu, "workload": name, "role": role, **w}
+        for i, (w, gpu, name, role) in enumerate(rows)
+    ])
+    r = plan.results
+    counted = r[r["counted"] == 1]
+    assert (counted["role"] == "plan").all() and (counted["in_plan_total"] == 1).all()
+    assert counted["workload_key"].is_unique
+    competing = r[(r["role"] == "plan") & (r["in_plan_total"] == 1)]
+    for key, group in competing.groupby("workload_key"):
+        mine = counted[counted["workload_key"] == key]
+        assert len(mine) == 1
+        assert round(float(mine["monthly_cost"].iloc[0]), 2) == group["monthly_cost"].round(2).min()
