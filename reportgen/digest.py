@@ -9,63 +9,64 @@ recomputes them from what the output holds and tells whether anything was edited
   and ``20`` against ``20.0`` do not change it; any value that changes the plan does.
 * ``reference_digest``: the constants and the GPU, model and efficiency tables the estimate read.
 
-Canonical form, one JSON line per row, rows sorted by key, SHA-256 over the lines joined by
-newlines under a header naming the scheme and the table: ``[key, [[column, value], ...]]`` with
-columns sorted by name, blank values (NaN, "") left out, numbers as the shortest text that reads
-back as the same double (``repr(float)``), text as it is.
+Canonical form: one line per row, ``key<TAB>column=value<TAB>...`` over the row's non-blank
+cells (NaN and "" left out) with columns sorted by name, numbers as the shortest text that
+reads back as the same double (``repr(float)``), text as it is (backslash, tab and line breaks
+escaped); lines sorted; SHA-256 of the lines joined by newlines under a header naming the
+scheme and the table. A column holding numbers and text (a constants table) writes each cell
+in its own kind.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 import math
-from collections.abc import Iterable, Mapping
-from typing import Any
+from collections.abc import Callable, Mapping
 
+import numpy as np
 import pandas as pd
 
 from reportgen import schema
 from reportgen.engine import Tables
 
-SCHEME = "reportgen-digest-1"
+SCHEME = "reportgen-digest-2"
 _CHOICE_DEFAULTS = {c.name: c.default for c in schema.COLUMNS if c.type == "choice"}
+_ESCAPE = str.maketrans({"\\": "\\\\", "\n": "\\n", "\t": "\\t", "\r": "\\r"})
 
 
-def canonical_value(value: Any) -> str | None:
-    """A cell as canonical text; None for a blank cell."""
+def _cell(value: object) -> str:
     if value is None or value is pd.NA:
-        return None
+        return ""
     if isinstance(value, str):
-        return value if value != "" else None
+        return value.translate(_ESCAPE)
     try:
-        number = float(value)
+        number = float(value)  # type: ignore[arg-type]
     except (TypeError, ValueError):
-        return str(value)
-    if math.isnan(number):
-        return None
-    return repr(number + 0.0)  # -0.0 + 0.0 == 0.0
+        return str(value).translate(_ESCAPE)
+    return "" if math.isnan(number) else repr(number + 0.0)  # -0.0 + 0.0 == 0.0
 
 
-def _digest(name: str, rows: Iterable[tuple[str, Mapping[str, Any]]],
+def encode_unique(values: pd.Series, encode: Callable[[object], str]) -> np.ndarray:
+    """``encode`` of every cell as an object array, called once per distinct value; blank
+    cells (None, NaN) give ""."""
+    codes, uniques = pd.factorize(values, use_na_sentinel=True)
+    table = np.array([*(encode(u) for u in uniques), ""], dtype=object)
+    return np.asarray(table[codes])  # code -1 (blank) picks the trailing ""
+
+
+def _digest(name: str, frame: pd.DataFrame, keys: pd.Series,
             skip: Mapping[str, str] | None = None) -> str:
-    lines = []
-    for key, row in rows:
-        cells = []
-        for column in sorted(row):
-            text = canonical_value(row[column])
-            if text is None or (skip is not None and skip.get(column) == text):
-                continue
-            cells.append([column, text])
-        lines.append(json.dumps([key, cells], ensure_ascii=False, separators=(",", ":")))
-    body = "\n".join([f"{SCHEME} {name}", *sorted(lines)])
+    """One line per row, ``key\tcolumn=value\t...`` over the non-blank cells, columns sorted
+    by name, lines sorted; SHA-256 of the lines under a header naming the scheme and table."""
+    line = encode_unique(keys.astype(str), _cell)
+    for column in sorted(str(c) for c in frame.columns):
+        text = encode_unique(frame[column], _cell)
+        blank = text == ""
+        if skip is not None and column in skip:
+            blank |= text == skip[column]
+        line = line + np.where(blank, "", "\t" + column.translate(_ESCAPE) + "=" + text)
+    body = "\n".join([f"{SCHEME} {name}", *sorted(line.tolist())])
     return hashlib.sha256(body.encode("utf-8")).hexdigest()
-
-
-def _frame_rows(frame: pd.DataFrame) -> list[tuple[str, dict[str, Any]]]:
-    records = frame.to_dict(orient="records")
-    return [(str(key), {str(k): v for k, v in rec.items()})
-            for key, rec in zip(frame.index, records, strict=True)]
 
 
 def as_typed(scenarios: pd.DataFrame, specs: pd.DataFrame | None) -> pd.DataFrame:
@@ -87,18 +88,18 @@ def inputs_digest(scenarios: pd.DataFrame, specs: pd.DataFrame | None = None) ->
     keyed by scenario name (unique ignoring case, so the key is the lower-case name)."""
     scenarios = as_typed(scenarios, specs)
     columns = [c.name for c in schema.COLUMNS if c.name in scenarios.columns]
-    records = scenarios[columns].to_dict(orient="records")
-    rows = [(str(rec["scenario"]).lower(), {str(k): v for k, v in rec.items()})
-            for rec in records]
-    return _digest("scenarios", rows, _CHOICE_DEFAULTS)
+    frame = scenarios[columns].reset_index(drop=True)
+    return _digest("scenarios", frame, frame["scenario"].astype(str).str.lower(),
+                   _CHOICE_DEFAULTS)
 
 
 def reference_digest(tables: Tables, constants: Mapping[str, float | str]) -> str:
     """Digest of the constants and the lookup tables an estimate read."""
-    parts = [
-        _digest("constants", [(name, {"value": value}) for name, value in constants.items()]),
-        _digest("gpus", _frame_rows(tables.gpus)),
-        _digest("models", _frame_rows(tables.models)),
-        _digest("efficiency", _frame_rows(tables.efficiency)),
-    ]
+    names = pd.Series(list(constants), dtype=object)
+    values = pd.DataFrame({"value": pd.Series(list(constants.values()), dtype=object)})
+    parts = [_digest("constants", values, names)]
+    for name, table in (("gpus", tables.gpus), ("models", tables.models),
+                        ("efficiency", tables.efficiency)):
+        parts.append(_digest(name, table.reset_index(drop=True),
+                             pd.Series(table.index.astype(str), dtype=object)))
     return hashlib.sha256("\n".join(parts).encode("ascii")).hexdigest()

@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from reportgen import schema
-from reportgen.digest import as_typed
+from reportgen.digest import as_typed, encode_unique
 from reportgen.plan import Plan, Provenance
 
 INPUT_ROW = "input_row"
@@ -27,25 +27,27 @@ PROVENANCE = "provenance"
 STAMP_COLUMNS = (INPUT_ROW, PROVENANCE)
 
 
-def _plain(value: Any) -> Any:
-    if isinstance(value, str):
-        return value
-    number = float(value)
-    return int(number) if number.is_integer() and abs(number) < 2**53 else number
-
-
 def input_rows_json(scenarios: pd.DataFrame) -> list[str]:
-    """Each validated scenario row as compact JSON (blank cells left out), in order."""
-    columns = [c.name for c in schema.COLUMNS if c.name in scenarios.columns]
-    rows = []
-    for record in scenarios[columns].to_dict(orient="records"):
-        cells = {
-            str(name): _plain(value) for name, value in record.items()
-            if not (value is None or value == ""
-                    or (not isinstance(value, str) and math.isnan(float(value))))
-        }
-        rows.append(json.dumps(cells, ensure_ascii=False, separators=(",", ":")))
-    return rows
+    """Each validated scenario row as compact JSON (blank cells left out), in order; built a
+    column at a time, each distinct value encoded once (a results file may hold a million
+    rows)."""
+    rows = np.full(len(scenarios), "", dtype=object)
+    for column in schema.COLUMNS:
+        if column.name not in scenarios.columns:
+            continue
+        key = "," + json.dumps(column.name) + ":"
+        text = encode_unique(scenarios[column.name], _json_cell)
+        rows = rows + np.where(text == "", "", key + text)
+    return ["{" + row[1:] + "}" for row in rows.tolist()]
+
+
+def _json_cell(value: object) -> str:
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False) if value else ""
+    number = float(value)  # type: ignore[arg-type]
+    if math.isnan(number):
+        return ""
+    return str(int(number)) if number.is_integer() and abs(number) < 2**53 else repr(number)
 
 
 def provenance_json(provenance: Provenance) -> str:

@@ -52,7 +52,10 @@ COVER = {  # Summary column A label → Provenance field
 }
 FORMULA_COLUMNS = frozenset(REGISTRY) | {"counted", "status"}  # live formulas on Plan
 REL_TOLERANCE = 1e-6  # a spreadsheet stores 15 significant digits
-MAX_SHOWN = 12  # mismatching cells listed by name; the rest are counted
+MAX_SHOWN = 8  # mismatching cells listed by name; the rest are counted
+# the results a reader of the plan looks at, listed first when they differ
+HEADLINE = ("gpus", "monthly_cost", "instances", "counted", "status", "bottleneck", "batch",
+            "tpot_ms", "ttft_ms")
 
 
 @dataclass(frozen=True)
@@ -312,7 +315,8 @@ def _kind(name: str) -> str:
 
 
 def _mismatches(recorded: pd.DataFrame, engine: pd.DataFrame, prefix: str) -> list[str]:
-    found = []
+    """Every recorded cell that differs from the re-estimate, headline results first."""
+    found: list[tuple[int, str]] = []
     for i in range(min(len(recorded), len(engine))):
         scenario = str(engine["scenario"].iloc[i])
         for j, name in enumerate(recorded.columns):
@@ -321,9 +325,10 @@ def _mismatches(recorded: pd.DataFrame, engine: pd.DataFrame, prefix: str) -> li
             got, want = recorded[name].iloc[i], engine[name].iloc[i]
             if not _same(got, want, _kind(name)):
                 where = f"{prefix}{_col(j)}{i + 2} " if prefix else f"row {i + 2} "
-                found.append(f'{where}({name} of "{scenario}") holds {_show(got)}, its inputs '
-                             f"give {_show(want)}")
-    return found
+                rank = HEADLINE.index(name) if name in HEADLINE else len(HEADLINE)
+                found.append((rank, f'{where}({name} of "{scenario}") holds {_show(got)}, its '
+                                    f"inputs give {_show(want)}"))
+    return [text for _, text in sorted(found, key=lambda pair: pair[0])]
 
 
 def _show(value: Any) -> str:

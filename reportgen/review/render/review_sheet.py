@@ -101,9 +101,11 @@ def write_review(ws: Worksheet, wb: Workbook, review: Review, totals_row: int
     sheet.text(check + 2, 1, explain.headline(review), wrap=True)
     _chart_data(sheet, first, [label for label, *_ in steps], [value for _, _, value, *_ in steps])
     _chart(ws, first, last)
-    set_widths(ws, [30, 16, 14, 48, 60, 2, 16, 14, 14, 14, 14])
+    set_widths(ws, [38, 16, 14, 48, 60, 2, 16, 14, 14, 14, 14])
     for row in range(first, last + 1):
         ws.row_dimensions[row].height = 42
+        for column in range(1, 6):
+            ws.cell(row=row, column=column).alignment = WRAP  # top-aligned, wrapped
     ws.cell(row=check + 2, column=1).alignment = WRAP
     ws.merge_cells(start_row=check + 2, start_column=1, end_row=check + 2, end_column=5)
     ws.row_dimensions[check + 2].height = 30
