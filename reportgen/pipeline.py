@@ -19,6 +19,7 @@ from reportgen.columns import OUTPUT_COLUMNS
 from reportgen.digest import inputs_digest, reference_digest
 from reportgen.engine import estimate
 from reportgen.errors import InputError
+from reportgen.levers import with_levers
 from reportgen.outputs import staged_outputs
 from reportgen.plan import Plan, Provenance
 from reportgen.readers import read_table
@@ -66,8 +67,8 @@ def make_plan(checked: ValidatedInput, input_name: str, title: str = "",
     best = found.best()
     scenarios = concrete(checked.scenarios, best)
     results = estimate(scenarios, checked.tables)
-    typed = estimate(as_typed(checked.scenarios, specs, best), checked.tables)
-    results = pd.concat([results, decide(results, found, typed)], axis=1)
+    baseline = estimate(as_typed(checked.scenarios, specs, best), checked.tables)
+    results = pd.concat([results, decide(results, found, baseline)], axis=1)
     provenance = Provenance(
         title=title or "GPU capacity and budget plan",
         input_name=input_name,
@@ -79,7 +80,8 @@ def make_plan(checked: ValidatedInput, input_name: str, title: str = "",
             checked.tables, {name: c.value for name, c in CONSTANTS.items()}
         ),
     )
-    return Plan(scenarios, checked.tables, results, provenance, checked.scenarios, specs, found)
+    return Plan(scenarios, checked.tables, results, provenance, typed=checked.scenarios,
+                specs=specs, search=found)
 
 
 def write_results_csv(results: pd.DataFrame, path: Path | TextIO) -> None:
@@ -116,6 +118,9 @@ def build(options: BuildOptions, progress: Callable[[str], None] | None = None) 
     checked = load(options.input_path)
     _check_size(checked, options.input_path.name, options.formats)
     plan = make_plan(checked, options.input_path.name, options.title, options.generated)
+    if {"xlsx", "pdf"} & set(options.formats):
+        step("weighing the levers of each plan row")
+        plan = with_levers(plan)
     stem = options.input_path.stem
     outputs: list[Path] = []
     with staged_outputs(options.out_dir) as stage:

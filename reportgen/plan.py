@@ -38,7 +38,9 @@ class Plan:
     ``scenarios`` outside the searched columns). ``tables`` holds the GPU, model and efficiency
     rows lookups read (shipped catalog plus any model or GPU defined by the input);
     ``results`` has one column per quantity, in registry order, then the decision columns
-    (choose.DECISION_COLUMNS); ``search`` keeps each row's best candidates.
+    (choose.DECISION_COLUMNS); ``search`` keeps each row's best candidates; ``levers`` lists
+    what each budgeted (or unfit) row's single changes would cost (levers.LEVER_COLUMNS) —
+    computed for the reports (levers.with_levers), not for a results table.
     """
 
     scenarios: pd.DataFrame
@@ -48,3 +50,4 @@ class Plan:
     typed: pd.DataFrame
     specs: pd.DataFrame
     search: Search
+    levers: pd.DataFrame | None = None

@@ -28,7 +28,7 @@ from reportgen.render.cells import (
     set_widths,
 )
 from reportgen.render.layout import Layout, downstream_chain, letter, refs
-from reportgen.render.plan_sheet import cached, quantity_note
+from reportgen.render.registry_rows import cached, quantity_note
 from reportgen.render.xlsx_cache import CachedValue, XlError
 
 # Starts at 1: the roofline gain divides by the first row.

@@ -28,6 +28,7 @@ from reportgen.quantities.registry import KEYS_PREFIX, RAW_PREFIX
 SUMMARY = "Summary"
 SCENARIOS = "Scenarios"
 PLAN = "Plan"
+OPTIONS = "Options"
 CURVE = "Batch curve"
 ASSUMPTIONS = "Assumptions"
 GPUS = "GPUs"
@@ -35,7 +36,7 @@ MODELS = "Models"
 EFFICIENCY = "Efficiency"
 METHOD = "Method"
 SHEET_ORDER: tuple[str, ...] = (
-    SUMMARY, SCENARIOS, PLAN, CURVE, ASSUMPTIONS, GPUS, MODELS, EFFICIENCY, METHOD,
+    SUMMARY, SCENARIOS, PLAN, OPTIONS, CURVE, ASSUMPTIONS, GPUS, MODELS, EFFICIENCY, METHOD,
 )
 
 # Lookup prefix → (sheet holding the table, which name keys it).
@@ -127,20 +128,28 @@ class Layout:
         """References for a formula on Plan row ``row``; the inputs named in ``planned`` (the
         columns the row searched) are read from the row's ``planned_<column>`` Plan cell, the
         others from Scenarios."""
+        own = {c: self.plan_cols[PLANNED_PREFIX + c] for c in planned}
+        return self.row_resolver(row, row, own)
+
+    def row_resolver(self, row: int, source: int, own: Mapping[str, str]) -> Resolver:
+        """References for a registry formula on sheet row ``row`` of Plan or of a sheet laid out
+        like it (same column for every quantity): quantities are the row's own cells, inputs
+        named in ``own`` (input → column letter) the row's own input cells, every other input
+        the Scenarios cell of row ``source``."""
 
         def key(prefix: str) -> str:
             if prefix == "eff":
                 return f"${self.plan_cols['efficiency_key']}{row}"
-            if prefix in planned:
-                return f"${self.plan_cols[PLANNED_PREFIX + prefix]}{row}"
-            return f"{sheet_ref(SCENARIOS)}${self.scenario_cols[prefix]}{row}"
+            if prefix in own:
+                return f"${own[prefix]}{row}"
+            return f"{sheet_ref(SCENARIOS)}${self.scenario_cols[prefix]}{source}"
 
         def resolve(name: str) -> str:
             kind = input_kind(name)
-            if kind == "raw" and name[len(RAW_PREFIX):] in planned:
-                return f"{self.plan_cols[PLANNED_PREFIX + name[len(RAW_PREFIX):]]}{row}"
+            if kind == "raw" and name[len(RAW_PREFIX):] in own:
+                return f"{own[name[len(RAW_PREFIX):]]}{row}"
             if kind == "raw":
-                return f"{sheet_ref(SCENARIOS)}{self.scenario_cols[name[len(RAW_PREFIX):]]}{row}"
+                return f"{sheet_ref(SCENARIOS)}{self.scenario_cols[name[len(RAW_PREFIX):]]}{source}"
             if kind == "lookup":
                 prefix, field = name.split("__", 1)
                 return self.lookup(prefix, field, key(prefix))

@@ -5,9 +5,7 @@ workload's cheapest plan row that meets its targets, so the totals count it) and
 
 from __future__ import annotations
 
-import re
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
 
 import pandas as pd
 from openpyxl.formatting.rule import CellIsRule, FormulaRule
@@ -15,10 +13,15 @@ from openpyxl.styles import Font, PatternFill
 from openpyxl.worksheet.worksheet import Worksheet
 
 from reportgen.choose import COUNTED_XL, STATUS_XL
-from reportgen.quantities import REGISTRY, Quantity
-from reportgen.render.cells import header_row, number_format, set_formula, set_value, set_widths
-from reportgen.render.layout import FIRST_ROW, PLANNED_PREFIX, Layout, letter, refs
-from reportgen.render.xlsx_cache import CachedValue, XlError
+from reportgen.render.cells import header_row, set_formula, set_widths
+from reportgen.render.layout import FIRST_ROW, PLANNED_PREFIX, Layout, letter
+from reportgen.render.registry_rows import (
+    group_formula,
+    quantities,
+    quantity_note,
+    write_quantities,
+)
+from reportgen.render.xlsx_cache import CachedValue
 from reportgen.search import CONFIG
 
 PLANNED: tuple[str, ...] = tuple(PLANNED_PREFIX + c for c in CONFIG)
@@ -29,7 +32,6 @@ CHOICE: tuple[tuple[str, str, str], ...] = (
      "compare (shown for comparison) or no fit."),
 )
 EXTRA_COLUMNS: tuple[str, ...] = (*PLANNED, *(name for name, _, _ in CHOICE))
-_PLACEHOLDER = re.compile(r"\{([a-z_]+)(\[\])?\}")
 
 # Bottleneck kinds and the fill that marks them.
 BOTTLENECK_FILLS = {
@@ -43,22 +45,6 @@ INFEASIBLE = ("weights_do_not_fit", "slo_unreachable")
 INFEASIBLE_FILL = PatternFill("solid", fgColor="FFFFC7CE")
 INFEASIBLE_FONT = Font(color="FF9C0006", bold=True)
 TUTORIAL_FONT = Font(italic=True, color="FF7F7F7F")
-
-
-def cached(value: Any, q: Quantity) -> CachedValue:
-    """An engine result as the value a spreadsheet shows for the quantity's cell."""
-    if q.kind == "text":
-        return "" if value is None else str(value)
-    number = float(value)
-    if number != number or number in (float("inf"), float("-inf")):
-        return XlError("#DIV/0!")
-    return number
-
-
-def quantity_note(q: Quantity) -> str:
-    """Unit and meaning of a quantity, for header comments."""
-    unit = f"[{q.unit}] " if q.unit and q.unit != "text" else ""
-    return unit + q.doc
 
 
 def _conditional_formats(ws: Worksheet, layout: Layout) -> None:
@@ -88,51 +74,34 @@ def _conditional_formats(ws: Worksheet, layout: Layout) -> None:
         )
 
 
-def group_formula(template: str, layout: Layout, row: int) -> str:
-    """A formula over the Plan sheet: {name} → the row's cell, {name[]} → the column."""
-
-    def ref(match: re.Match[str]) -> str:
-        name, whole = match.group(1), match.group(2)
-        if whole:
-            return layout.plan_range(name).split("!", 1)[1]
-        return f"${layout.plan_cols[name]}{row}"
-
-    return "=" + _PLACEHOLDER.sub(ref, template)
-
-
 def _planned_note(column: str) -> str:
-    return (f"What the search chose for {column} on rows that searched it (blank: the row's "
-            f"formulas read {column} from Scenarios). Chosen when the workbook was built.")
+    return (f"On rows that search {column}: the {column} of the row's best option on the "
+            f"Options sheet (rank 1), which the row's formulas read instead of Scenarios. "
+            f"Blank on rows that do not search it.")
 
 
 def write_plan(ws: Worksheet, layout: Layout, results: pd.DataFrame,
-               searched: Sequence[Sequence[str]]) -> dict[str, CachedValue]:
+               searched: Sequence[Sequence[str]],
+               planned_formula: Callable[[str, int], str]) -> dict[str, CachedValue]:
     """Every quantity as a formula for every scenario, the planned inputs of searched rows and
     the choice formulas; returns the cells' cached values."""
-    quantities = [REGISTRY[name] for name in layout.plan_cols if name in REGISTRY]
-    notes = [quantity_note(q) for q in quantities]
+    names = quantities(layout)
+    notes = [quantity_note(q) for q in names]
     notes += [_planned_note(c) for c in CONFIG] + [note for _, _, note in CHOICE]
-    header_row(ws, 1, [*(q.name for q in quantities), *EXTRA_COLUMNS], notes)
+    header_row(ws, 1, [*(q.name for q in names), *EXTRA_COLUMNS], notes)
     values: dict[str, CachedValue] = {}
-    formats = [number_format(q.unit) for q in quantities]
-    first_extra = len(quantities) + 1
     for i, r in enumerate(layout.rows()):
         planned = frozenset(searched[i])
-        resolve = layout.plan_resolver(r, planned)
         row = results.iloc[i]
-        for j, q in enumerate(quantities):
-            cell = ws.cell(row=r, column=j + 1)
-            set_formula(cell, q.formula(refs(q, resolve)))
-            fmt = formats[j]
-            if fmt:
-                cell.number_format = fmt
-            values[cell.coordinate] = cached(row[q.name], q)
-        for j, c in enumerate(CONFIG):
-            if c in planned:
-                set_value(ws.cell(row=r, column=first_extra + j), row[c])
-        for j, (name, template, _) in enumerate(CHOICE, start=first_extra + len(CONFIG)):
-            cell = ws.cell(row=r, column=j)
-            set_formula(cell, group_formula(template, layout, r))
+        write_quantities(ws, r, layout.plan_resolver(r, planned), row, layout, values)
+        for c in planned:
+            cell = ws[f"{layout.plan_cols[PLANNED_PREFIX + c]}{r}"]
+            set_formula(cell, planned_formula(c, r))
+            values[cell.coordinate] = row[c] if isinstance(row[c], str) else float(row[c])
+        for name, template, _ in CHOICE:
+            cell = ws[f"{layout.plan_cols[name]}{r}"]
+            set_formula(cell, group_formula(template, layout.plan_cols, FIRST_ROW,
+                                            layout.last_row, r))
             value = row[name]
             values[cell.coordinate] = value if isinstance(value, str) else float(value)
     _conditional_formats(ws, layout)

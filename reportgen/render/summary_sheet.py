@@ -22,7 +22,7 @@ from reportgen.render.cells import (
     set_widths,
 )
 from reportgen.render.layout import PLAN, Layout, sheet_ref
-from reportgen.render.plan_sheet import cached
+from reportgen.render.registry_rows import cached
 from reportgen.render.xlsx_cache import CachedValue
 
 TOTALS: tuple[str, ...] = (

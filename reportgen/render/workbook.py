@@ -2,6 +2,7 @@
 
 Sheets, in order: Summary (provenance, totals, per-scenario lines and a bar chart, all formulas
 over Plan), Scenarios (the inputs, editable), Plan (one formula per quantity and scenario),
+Options (the best configurations of every row that searches, ranked live; Plan reads rank 1),
 Batch curve (a scenario's latency and throughput against the batch, with a line chart),
 Assumptions (every constant as a named cell), GPUs, Models, Efficiency (the lookup tables) and
 Method (the registry: unit, meaning and template of every quantity).
@@ -29,6 +30,7 @@ from reportgen.render.input_sheets import (
     write_table,
 )
 from reportgen.render.method_sheet import write_method
+from reportgen.render.options_sheet import option_rows, planned_reader, write_options
 from reportgen.render.plan_sheet import EXTRA_COLUMNS, write_plan
 from reportgen.render.summary_sheet import write_summary
 from reportgen.render.xlsx_cache import CachedValue, package
@@ -53,8 +55,11 @@ def build_workbook(plan: Plan) -> tuple[Workbook, dict[str, dict[str, CachedValu
     wb.remove(wb.active)
     sheets = {name: wb.create_sheet(name) for name in lay.SHEET_ORDER}
     write_scenarios(sheets[lay.SCENARIOS], plan.typed, plan.specs, layout)
+    options = option_rows(plan)
     cache = {
-        lay.PLAN: write_plan(sheets[lay.PLAN], layout, plan.results, plan.search.searched),
+        lay.PLAN: write_plan(sheets[lay.PLAN], layout, plan.results, plan.search.searched,
+                             planned_reader(options, layout)),
+        lay.OPTIONS: write_options(sheets[lay.OPTIONS], layout, plan, options),
         lay.SUMMARY: write_summary(sheets[lay.SUMMARY], layout, plan.results, plan.provenance),
         lay.CURVE: write_curve(sheets[lay.CURVE], layout, plan.scenarios, plan.tables),
     }

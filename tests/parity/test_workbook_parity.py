@@ -24,8 +24,10 @@ import pytest
 from reportgen.choose import choice
 from reportgen.engine import RESULT_COLUMNS, Tables, estimate
 from reportgen.plan import Plan
+from reportgen.render.options_sheet import option_rows
 from reportgen.render.plan_sheet import CHOICE
 from reportgen.render.workbook import write_workbook
+from reportgen.search import _RANK_COLUMNS, CONFIG, concrete, rank_fields
 from reportgen.units import CONSTANTS
 from tests.helpers import (
     Values,
@@ -64,6 +66,7 @@ class Where:
     summary_cols: dict[str, str]
     curve_header: int
     curve_cols: dict[str, str]
+    option_cols: dict[str, str]
     formula_cells: dict[str, list[str]] = field(default_factory=dict)
 
 
@@ -93,6 +96,7 @@ def where(parity_workbook: Path) -> Where:
         summary_cols=_header(summary, table),
         curve_header=_row_of(curve, "A", "batch"),
         curve_cols=_header(curve, _row_of(curve, "A", "batch")),
+        option_cols=_header(wb["Options"], 1),
         formula_cells={ws.title: [c.coordinate for row in ws.iter_rows() for c in row
                                   if c.data_type == "f"] for ws in wb.worksheets},
     )
@@ -181,12 +185,47 @@ def check_curve(tally: Tally, values: Values, plan: Plan, where: Where, selected
     assert len(rows) >= 10
 
 
+def options_expected(
+    plan: Plan, tables: Tables, typed: pd.DataFrame | None = None,
+    constants: dict[str, float] | None = None, scenarios: pd.DataFrame | None = None,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The Options sheet's rows as the engine plans them with ``tables`` (and edited inputs),
+    with their live rank, and the Plan's scenarios with each searching row at its rank-1
+    option."""
+    options = option_rows(plan)
+    typed = plan.typed if typed is None else typed
+    results = estimate(concrete(typed, options), tables, constants)
+    fields = rank_fields(results, options["preference"].to_numpy(), options.index.to_numpy())
+    fields["row"] = options["row"].to_numpy()
+    ordered = fields.sort_values(["row", *_RANK_COLUMNS], kind="stable")
+    results["rank"] = ordered.groupby("row").cumcount().reindex(fields.index) + 1
+    scenarios = (plan.scenarios if scenarios is None else scenarios).copy()
+    for _, best in results[results["rank"] == 1].iterrows():
+        i = int(options.loc[best.name, "row"])
+        for c in CONFIG:
+            scenarios.loc[scenarios.index[i], c] = best[c]
+    return results, scenarios
+
+
+def check_options(tally: Tally, values: Values, expected: pd.DataFrame, where: Where) -> None:
+    sheet = values["Options"]
+    rank = where.option_cols["rank"]
+    for k in range(len(expected)):
+        row = expected.iloc[k]
+        for name in RESULT_COLUMNS:
+            ref = f"{where.plan_cols[name]}{k + 2}"
+            tally.check(f"Options!{ref} ({row['scenario']}, {name})", sheet.get(ref), row[name])
+        tally.check(f"Options!{rank}{k + 2} (rank)", sheet.get(f"{rank}{k + 2}"),
+                    float(row["rank"]))
+
+
 def check_all(values: Values, plan: Plan, where: Where, results: pd.DataFrame | None = None,
               selected: str | None = None) -> Tally:
     tally = Tally()
     results = plan.results if results is None else results
     check_plan(tally, values, results, where)
     check_summary(tally, values, results, where)
+    check_options(tally, values, options_expected(plan, plan.tables)[0], where)
     check_curve(tally, values, plan, where, selected or str(plan.scenarios["scenario"].iloc[0]))
     return tally
 
@@ -216,7 +255,7 @@ def test_recalculated_workbook_equals_engine(
     values: Values = request.getfixturevalue(oracle)
     tally = check_all(values, parity_plan, where)
     tally.assert_ok()
-    assert tally.compared > 1500
+    assert tally.compared > 5000
     assert tally.max_rel < 1e-9
 
 
@@ -277,19 +316,23 @@ def test_cached_values_equal_libreoffice_everywhere(
 class Change:
     cells: dict[str, Any]
     scenarios: pd.DataFrame
+    typed: pd.DataFrame
     constants: dict[str, float]
 
-    def expected(self, tables: Tables) -> pd.DataFrame:
-        return with_choice(estimate(self.scenarios, tables, self.constants))
+    def expected(self, plan: Plan) -> pd.DataFrame:
+        _, scenarios = options_expected(plan, plan.tables, self.typed, self.constants,
+                                        self.scenarios)
+        return with_choice(estimate(scenarios, plan.tables, self.constants))
 
 
 @pytest.fixture(scope="module")
 def change(parity_plan: Plan, where: Where) -> Change:
-    scenarios = parity_plan.scenarios.copy()
+    scenarios, typed = parity_plan.scenarios.copy(), parity_plan.typed.copy()
     names = list(scenarios["scenario"])
     qps_row, price_row = names.index("chat-70b"), names.index("mixtral-trt")
-    scenarios.loc[scenarios.index[qps_row], "peak_qps"] = 55.0
-    scenarios.loc[scenarios.index[price_row], "gpu_hour_price"] = 9.75
+    for frame in (scenarios, typed):
+        frame.loc[frame.index[qps_row], "peak_qps"] = 55.0
+        frame.loc[frame.index[price_row], "gpu_hour_price"] = 9.75
     safety = 1.65
     assert CONSTANTS["SAFETY_FACTOR"].value != safety
     cells = {
@@ -297,14 +340,14 @@ def change(parity_plan: Plan, where: Where) -> Change:
         f"Scenarios!{where.scenario_cols['gpu_hour_price']}{price_row + 2}": 9.75,
         where.constants["SAFETY_FACTOR"]: safety,
     }
-    return Change(cells, scenarios, {"SAFETY_FACTOR": safety})
+    return Change(cells, scenarios, typed, {"SAFETY_FACTOR": safety})
 
 
 def test_formulas_follow_changed_inputs(
     parity_workbook: Path, parity_plan: Plan, where: Where, change: Change
 ) -> None:
     values = recalc_with_formulas(parity_workbook, change.cells)
-    expected = change.expected(parity_plan.tables)
+    expected = change.expected(parity_plan)
     assert not expected["gpus"].equals(parity_plan.results["gpus"])
     tally = Tally()
     check_plan(tally, values, expected, where)
@@ -334,7 +377,7 @@ def test_libreoffice_follows_changed_inputs(
     wb.save(edited)
     values = recalc_with_libreoffice(edited, tmp_path)
     tally = Tally()
-    expected = change.expected(parity_plan.tables)
+    expected = change.expected(parity_plan)
     check_plan(tally, values, expected, where)
     check_summary(tally, values, expected, where)
     tally.assert_ok()
@@ -379,4 +422,36 @@ def test_names_with_wildcard_characters_find_their_own_row(tmp_path: Path, where
     values = recalc_with_formulas(path, {"Batch curve!B2": "chat*"})
     tally = Tally()
     check_curve(tally, values, plan, where, "chat*")
+    tally.assert_ok()
+
+
+@needs_libreoffice
+def test_an_edited_price_changes_the_pick_and_the_totals_follow(
+    parity_workbook: Path, parity_plan: Plan, where: Where, tmp_path: Path
+) -> None:
+    """Make the chosen GPU of a searching row expensive on the GPUs sheet: its Options re-rank,
+    its Plan row plans the new rank-1 option, and the choice and totals follow — what the engine
+    computes for the same options at the new price."""
+    row = list(parity_plan.results["scenario"]).index("chat-70b-h200")
+    chosen = str(parity_plan.results.iloc[row]["gpu"])
+    wb = openpyxl.load_workbook(parity_workbook)
+    gpus = wb["GPUs"]
+    price_col = _header(gpus, 1)["price_per_gpu_hour"]
+    ref = f"{price_col}{_row_of(gpus, 'A', chosen)}"
+    gpus[ref] = 80.0
+    edited = tmp_path / "pricey.xlsx"
+    wb.save(edited)
+    values = recalc_with_libreoffice(edited, tmp_path)
+
+    tables = parity_plan.tables
+    priced = tables.gpus.copy()
+    priced.loc[chosen, "price_per_gpu_hour"] = 80.0
+    tables = Tables(priced, tables.models, tables.efficiency)
+    options, scenarios = options_expected(parity_plan, tables)
+    expected = with_choice(estimate(scenarios, tables))
+    assert expected.iloc[row]["gpu"] != chosen  # the pick moved
+    tally = Tally()
+    check_plan(tally, values, expected, where)
+    check_summary(tally, values, expected, where)
+    check_options(tally, values, options, where)
     tally.assert_ok()

@@ -1,0 +1,152 @@
+"""The Options sheet: the best configurations of every row that searches, as live registry rows
+ranked live.
+
+One sheet row per option: every quantity in its Plan column (so the same formulas read the
+same way), the option's configuration after them (``planned_<input>``), then ``option_of`` (the
+Scenarios row it plans), ``preference`` (0, or 1 for a pipeline-parallel option of a row whose
+pp is blank: used only when nothing single-node fits) and ``rank``: 1 + the number of options of
+the same row that beat it — meeting every target first, then the preference, the lower monthly
+cost (to the cent), fewer GPUs, the lower TPOT, the earlier option. The Plan row's
+``planned_<input>`` cells read its rank-1 option, so an edited price, QPS or target can change
+the configuration the plan budgets, as the engine would. The rule is search.py's ranking.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pandas as pd
+from openpyxl.worksheet.worksheet import Worksheet
+
+from reportgen.engine import estimate
+from reportgen.plan import Plan
+from reportgen.render.cells import NOTE_FONT, header_row, set_formula, set_text, set_value
+from reportgen.render.layout import FIRST_ROW, OPTIONS, PLANNED_PREFIX, Layout, letter, sheet_ref
+from reportgen.render.registry_rows import (
+    group_formula,
+    quantities,
+    quantity_note,
+    write_quantities,
+)
+from reportgen.render.xlsx_cache import CachedValue
+from reportgen.search import CONFIG, KEEP, concrete
+
+MAX_OPTION_ROWS = 2_000  # fewer options per row when many rows search, so the sheet stays usable
+EXTRA: tuple[tuple[str, str], ...] = (
+    ("option_of", "The Scenarios row this option plans (and Plan row that may budget it)."),
+    ("preference", "0, or 1 for a pipeline-parallel option of a row whose pp is blank (planned "
+                   "only when nothing single-node meets the targets)."),
+    ("rank", "1 for the option the Plan row plans: meets every target first, then preference, "
+             "lower monthly cost (to the cent), fewer GPUs, lower TPOT, the earlier option."),
+)
+_EARLIER = "(ROW({option_of[]})<ROW({option_of}))"
+_TPOT = f"(({{tpot_ms[]}}<{{tpot_ms}})+({{tpot_ms[]}}={{tpot_ms}})*{_EARLIER})"
+_GPUS = f"(({{gpus[]}}<{{gpus}})+({{gpus[]}}={{gpus}})*{_TPOT})"
+_COST = (
+    "((ROUND({monthly_cost[]},2)<ROUND({monthly_cost},2))"
+    f"+(ROUND({{monthly_cost[]}},2)=ROUND({{monthly_cost}},2))*{_GPUS})"
+)
+_AMONG_EQUALS = f"({{in_plan_total}}*{_COST}+(1-{{in_plan_total}})*{_EARLIER})"
+_PREFERENCE = (
+    f"(({{preference[]}}<{{preference}})+({{preference[]}}={{preference}})*{_AMONG_EQUALS})"
+)
+_BEATS = (
+    f"(({{in_plan_total[]}}>{{in_plan_total}})"
+    f"+({{in_plan_total[]}}={{in_plan_total}})*{_PREFERENCE})"
+)
+# 1 + how many options of the same row beat this one (search.py's ranking, as a formula).
+RANK_XL = f"1+SUMPRODUCT(({{option_of[]}}={{option_of}})*{_BEATS})"
+NOTE = (
+    "Each row plans one configuration of a scenario that searches (auto, a list, or a blank "
+    "tp) with live formulas; rank 1 is what the scenario's Plan row budgets. Edit Scenarios or "
+    "a catalog price and the ranks follow. Shown: the best {keep} options of each scenario."
+)
+
+
+def option_rows(plan: Plan) -> pd.DataFrame:
+    """The options the sheet shows: the best of every searching row, best first per row."""
+    searching = [i for i, cols in enumerate(plan.search.searched) if cols]
+    if not searching:
+        return plan.search.kept.iloc[0:0]
+    per_row = max(2, min(KEEP, MAX_OPTION_ROWS // len(searching)))
+    kept = plan.search.kept
+    shown = kept[kept["row"].isin(searching) & (kept["rank"] <= per_row)]
+    return shown.sort_values(["row", "rank"]).reset_index(drop=True)
+
+
+def extra_columns(layout: Layout) -> dict[str, str]:
+    """Column letters of the planned inputs and the option columns on Options."""
+    planned = {c: layout.plan_cols[PLANNED_PREFIX + c] for c in CONFIG}
+    after = max(_index(col) for col in planned.values()) + 1
+    extra = {name: letter(after + k) for k, (name, _) in enumerate(EXTRA)}
+    return {**{PLANNED_PREFIX + c: col for c, col in planned.items()}, **extra}
+
+
+def _index(col: str) -> int:
+    n = 0
+    for ch in col:
+        n = n * 26 + ord(ch) - 64
+    return n - 1
+
+
+def planned_reader(options: pd.DataFrame, layout: Layout) -> Callable[[str, int], str]:
+    """The formula a Plan row's ``planned_<input>`` cell holds: the input of its rank-1 option."""
+    cols = extra_columns(layout)
+    last = FIRST_ROW + max(len(options), 1) - 1
+    sheet = sheet_ref(OPTIONS)
+
+    def column(name: str) -> str:
+        return f"{sheet}${cols[name]}${FIRST_ROW}:${cols[name]}${last}"
+
+    def formula(input_name: str, plan_row: int) -> str:
+        of, rank = column("option_of"), column("rank")
+        first = f"{sheet}${cols['option_of']}${FIRST_ROW}"
+        position = f"SUMPRODUCT(({of}={plan_row})*({rank}=1)*(ROW({of})-ROW({first})+1))"
+        return f"=INDEX({column(PLANNED_PREFIX + input_name)},{position})"
+
+    return formula
+
+
+def write_options(ws: Worksheet, layout: Layout, plan: Plan,
+                  options: pd.DataFrame) -> dict[str, CachedValue]:
+    """The option rows with their live ranks; returns the formulas' cached values."""
+    names = quantities(layout)
+    cols = extra_columns(layout)
+    header = {letter(j): q.name for j, q in enumerate(names)}
+    notes = {letter(j): quantity_note(q) for j, q in enumerate(names)}
+    for c in CONFIG:
+        header[cols[PLANNED_PREFIX + c]] = PLANNED_PREFIX + c
+        notes[cols[PLANNED_PREFIX + c]] = f"The {c} this option plans."
+    for name, note in EXTRA:
+        header[cols[name]], notes[cols[name]] = name, note
+    ordered = sorted(header, key=_index)
+    header_row(ws, 1, [header[c] for c in ordered], [notes[c] for c in ordered])
+    values: dict[str, CachedValue] = {}
+    if options.empty:
+        set_text(ws.cell(row=FIRST_ROW, column=1), "No scenario searches its configuration.")
+        ws.cell(row=FIRST_ROW, column=1).font = NOTE_FONT
+        return values
+    results = estimate(concrete(plan.typed, options), plan.tables)
+    own = {c: cols[PLANNED_PREFIX + c] for c in CONFIG}
+    last = FIRST_ROW + len(options) - 1
+    group_cols = {**layout.plan_cols, **cols}
+    for k in range(len(options)):
+        r = FIRST_ROW + k
+        option = options.iloc[k]
+        source = FIRST_ROW + int(option["row"])
+        write_quantities(ws, r, layout.row_resolver(r, source, own), results.iloc[k], layout,
+                         values)
+        for c in CONFIG:
+            set_value(ws[f"{own[c]}{r}"], results.iloc[k][c])
+        set_value(ws[f"{cols['option_of']}{r}"], source)
+        set_value(ws[f"{cols['preference']}{r}"], int(option["preference"]))
+        cell = ws[f"{cols['rank']}{r}"]
+        set_formula(cell, group_formula(RANK_XL, group_cols, FIRST_ROW, last, r))
+        values[cell.coordinate] = float(option["rank"])
+    note_row = last + 2
+    per_row = int(options.groupby("row").size().max())
+    set_text(ws.cell(row=note_row, column=1), NOTE.format(keep=per_row))
+    ws.cell(row=note_row, column=1).font = NOTE_FONT
+    ws.freeze_panes = "B2"
+    ws.column_dimensions["A"].width = 28
+    return values

@@ -1,0 +1,72 @@
+"""Rows of live registry formulas: the Plan sheet's, and those of sheets laid out like it
+(Options, Levers), where each row plans one scenario with some inputs of its own.
+
+Such a sheet keeps every quantity in the Plan's column, so a formula's references to its own
+row's quantities read the same on every one of them; the row's own inputs (the configuration an
+option or a lever plans) sit in columns after the quantities and are handed to the resolver
+(:meth:`reportgen.render.layout.Layout.row_resolver`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+import pandas as pd
+from openpyxl.worksheet.worksheet import Worksheet
+
+from reportgen.quantities import REGISTRY, Quantity
+from reportgen.render.cells import number_format, set_formula
+from reportgen.render.layout import Layout, Resolver, refs
+from reportgen.render.xlsx_cache import CachedValue, XlError
+
+_PLACEHOLDER = re.compile(r"\{([a-z_]+)(\[\])?\}")
+
+
+def quantities(layout: Layout) -> list[Quantity]:
+    """The registry's quantities in Plan column order."""
+    return [REGISTRY[name] for name in layout.plan_cols if name in REGISTRY]
+
+
+def cached(value: Any, q: Quantity) -> CachedValue:
+    """An engine result as the value a spreadsheet shows for the quantity's cell."""
+    if q.kind == "text":
+        return "" if value is None else str(value)
+    number = float(value)
+    if number != number or number in (float("inf"), float("-inf")):
+        return XlError("#DIV/0!")
+    return number
+
+
+def quantity_note(q: Quantity) -> str:
+    """Unit and meaning of a quantity, for header comments."""
+    unit = f"[{q.unit}] " if q.unit and q.unit != "text" else ""
+    return unit + q.doc
+
+
+def write_quantities(ws: Worksheet, row: int, resolve: Resolver, result: pd.Series,
+                     layout: Layout, values: dict[str, CachedValue]) -> None:
+    """Every quantity of the registry as a formula on sheet row ``row``, with the engine's
+    value (``result``) as the cell's cached value."""
+    for j, q in enumerate(quantities(layout)):
+        cell = ws.cell(row=row, column=j + 1)
+        set_formula(cell, q.formula(refs(q, resolve)))
+        fmt = number_format(q.unit)
+        if fmt:
+            cell.number_format = fmt
+        values[cell.coordinate] = cached(result[q.name], q)
+
+
+def group_formula(template: str, columns: Mapping[str, str], first: int, last: int,
+                  row: int) -> str:
+    """A formula over rows ``first``..``last`` of the sheet it is written on: ``{name}`` is the
+    row's cell of column ``name``, ``{name[]}`` the whole column."""
+
+    def ref(match: re.Match[str]) -> str:
+        col = columns[match.group(1)]
+        if match.group(2):
+            return f"${col}${first}:${col}${last}"
+        return f"${col}{row}"
+
+    return "=" + _PLACEHOLDER.sub(ref, template)
