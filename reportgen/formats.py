@@ -68,7 +68,6 @@ FORMATS: dict[str, Format] = {
     "USD/window": Format(0, '"$"#,##0', currency=True),
     "GPU-h": Format(0, "#,##0", " GPU-h"),
     "requests": Format(0, "#,##0", " requests"),
-    "GPU-s/request": Format(3, "0.000", " GPU-s"),
     "%/month": Format(1, '0.0%', percent=True),
 }
 

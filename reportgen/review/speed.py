@@ -172,12 +172,6 @@ def speed(plan: Plan, workload: PlanWorkload, actual: WorkloadActuals,
                  measured_tpot, engine_tpot / measured_tpot, True, factor, capped, tuple(notes))
 
 
-def resolved_efficiency(plan: Plan, workload: PlanWorkload) -> dict[str, float]:
-    """The MFU and MBU the plan's first row of the workload used."""
-    row = plan.results.iloc[workload.rows[0]]
-    return {name: float(row[name]) for name in EFFICIENCY_COLUMNS}
-
-
 def _calibrate(plan: Plan, row: dict[str, object], constants: Mapping[str, float | str],
                batch: float, measured_ms: float) -> tuple[float, bool, float]:
     """(factor, capped, engine TPOT at factor 1) for one row at ``batch``."""

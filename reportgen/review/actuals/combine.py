@@ -34,7 +34,6 @@ from reportgen.review.actuals.measures import ADDITIVE, MEASURES, REQUIRED, STAC
 from reportgen.review.actuals.source import SourceData, Span
 from reportgen.review.workloads import PlanWorkload, workload_key
 
-SLIP = 1000.0  # a unit slip: thousands, or seconds for milliseconds
 SLIP_BAND = (300.0, 3000.0)  # a ratio to the plan inside this band is taken for one
 
 
@@ -74,7 +73,6 @@ class Actuals:
     workloads: dict[str, WorkloadActuals]
     sources: tuple[SourceSummary, ...]
     periods: pd.DataFrame  # every file's rows, for the workbook
-    notes: tuple[str, ...]
 
     @property
     def hours(self) -> float:
@@ -107,8 +105,6 @@ def read_source(path: Path) -> SourceData:
                             "template (columns workload, period_start, period_end, … — see "
                             "`reportgen columns --actuals`) or an AWS Cost and Usage Report "
                             "CSV."])
-    if path.suffix.lower() == ".gz" or path.suffix.lower() == ".json":
-        return prometheus.read_prometheus(path)
     raise ActualsError([f"{path}: unknown actuals file type {path.suffix or '(none)'}; expected "
                         ".csv or .xlsx (template, AWS CUR) or .json (Prometheus query_range)."])
 
@@ -145,7 +141,7 @@ def read_actuals(paths: Sequence[Path], plan: Mapping[str, PlanWorkload],
         min(c[0] for c in s.coverage.values()), max(c[1] for c in s.coverage.values())),
         s.notes) for s in sources)
     periods = pd.concat([s.periods for s in sources], ignore_index=True)
-    return Actuals(window, workloads, summaries, periods, ())
+    return Actuals(window, workloads, summaries, periods)
 
 
 def _as_plan_names(src: SourceData, plan: Mapping[str, PlanWorkload]) -> SourceData:

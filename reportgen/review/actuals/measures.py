@@ -9,8 +9,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import pandas as pd
-
 from reportgen.schema import Column
 
 ADDITIVE = ("requests", "prompt_tokens", "output_tokens", "gpu_hours", "billed_cost")
@@ -98,9 +96,3 @@ TEMPLATE_COLUMNS: tuple[Column, ...] = (
        choices=("vllm", "tensorrt-llm", "sglang")),
 )
 
-
-def empty_periods() -> pd.DataFrame:
-    """A period table with no rows and every column."""
-    return pd.DataFrame({c: pd.Series(dtype=object if c in ("workload", "source", *STACK)
-                                      else "datetime64[s]" if c in ("start", "end") else float)
-                         for c in (*KEYS, *MEASURES, *STACK)})

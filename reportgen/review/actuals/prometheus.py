@@ -93,13 +93,6 @@ def _load(path: Path) -> Any:
                             "/api/v1/query_range response."]) from None
 
 
-def looks_like_prometheus(document: Any) -> bool:
-    """True for a query response body (or a list of them)."""
-    bodies = document if isinstance(document, list) else [document]
-    return bool(bodies) and all(isinstance(b, dict) and "status" in b and "data" in b
-                                for b in bodies)
-
-
 def _bodies(path: Path, document: Any, problems: list[str]) -> list[dict[str, Any]]:
     bodies = document if isinstance(document, list) else [document]
     good = []

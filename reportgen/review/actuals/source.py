@@ -46,11 +46,6 @@ def period_frame(rows: list[dict[str, object]], source: str) -> pd.DataFrame:
     return frame[[*KEYS, *MEASURES, *STACK]].reset_index(drop=True)
 
 
-def month_start(day: dt.date) -> dt.date:
-    """The first day of ``day``'s month."""
-    return day.replace(day=1)
-
-
 def next_month(day: dt.date) -> dt.date:
     """The first day of the month after ``day``'s."""
     return (day.replace(day=28) + dt.timedelta(days=4)).replace(day=1)
