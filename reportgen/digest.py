@@ -14,7 +14,7 @@ cells (NaN and "" left out) with columns sorted by name, numbers as the shortest
 reads back as the same double (``repr(float)``), text as it is (backslash, tab and line breaks
 escaped); lines sorted; SHA-256 of the lines joined by newlines under a header naming the
 scheme and the table. A column holding numbers and text (a constants table) writes each cell
-in its own kind.
+in its own kind. A digest is stamped as ``<scheme>:<hex>`` (e.g. ``rgd2:88bb…``).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ import pandas as pd
 from reportgen import schema
 from reportgen.engine import Tables
 
-SCHEME = "reportgen-digest-2"
+SCHEME = "rgd2"  # stamped as the digest's prefix: a later scheme is told apart from an edit
 _CHOICE_DEFAULTS = {c.name: c.default for c in schema.COLUMNS if c.type == "choice"}
 _ESCAPE = str.maketrans({"\\": "\\\\", "\n": "\\n", "\t": "\\t", "\r": "\\r"})
 
@@ -89,8 +89,8 @@ def inputs_digest(scenarios: pd.DataFrame, specs: pd.DataFrame | None = None) ->
     scenarios = as_typed(scenarios, specs)
     columns = [c.name for c in schema.COLUMNS if c.name in scenarios.columns]
     frame = scenarios[columns].reset_index(drop=True)
-    return _digest("scenarios", frame, frame["scenario"].astype(str).str.lower(),
-                   _CHOICE_DEFAULTS)
+    return f"{SCHEME}:" + _digest("scenarios", frame, frame["scenario"].astype(str).str.lower(),
+                                  _CHOICE_DEFAULTS)
 
 
 def reference_digest(tables: Tables, constants: Mapping[str, float | str]) -> str:
@@ -102,4 +102,9 @@ def reference_digest(tables: Tables, constants: Mapping[str, float | str]) -> st
                         ("efficiency", tables.efficiency)):
         parts.append(_digest(name, table.reset_index(drop=True),
                              pd.Series(table.index.astype(str), dtype=object)))
-    return hashlib.sha256("\n".join(parts).encode("ascii")).hexdigest()
+    return f"{SCHEME}:" + hashlib.sha256("\n".join(parts).encode("ascii")).hexdigest()
+
+
+def scheme_of(digest: str) -> str:
+    """The scheme a stamped digest was computed with ("" when none was stamped)."""
+    return digest.split(":", 1)[0] if ":" in digest else ("rgd1" if digest else "")

@@ -33,7 +33,7 @@ import pandas as pd
 
 from reportgen.catalog import Catalogs
 from reportgen.columns import OUTPUT_COLUMNS, unit_of
-from reportgen.digest import inputs_digest, reference_digest
+from reportgen.digest import SCHEME, inputs_digest, reference_digest, scheme_of
 from reportgen.engine import Tables
 from reportgen.errors import InputError, PlanFileError
 from reportgen.plan import Plan, Provenance
@@ -342,14 +342,15 @@ def _check(checked: ValidatedInput, constants: Mapping[str, float | str],
            kind: str) -> list[str]:
     findings = []
     now = inputs_digest(checked.scenarios, checked.specs)
-    if not provenance.inputs_digest:
-        findings.append(f"The {kind} carries no inputs digest (written by reportgen "
-                        f"{provenance.version}): edits are detected by re-estimation only.")
+    if scheme_of(provenance.inputs_digest) != SCHEME:
+        findings.append(f"The {kind} carries no inputs digest this reportgen can recompute "
+                        f"(written by reportgen {provenance.version}): edits are detected by "
+                        "re-estimation only.")
     elif now != provenance.inputs_digest:
         findings.append(f"The inputs differ from those the {kind} was written from (inputs "
                         f"digest stamped {provenance.inputs_digest[:12]}…, now {now[:12]}…): a "
                         "scenario row was edited, added or deleted after reportgen wrote it.")
-    if provenance.reference_digest and (
+    if scheme_of(provenance.reference_digest) == SCHEME and (
         reference_digest(checked.tables, constants) != provenance.reference_digest
     ):
         where = ("the Assumptions, GPUs, Models or Efficiency sheet was edited"
@@ -402,6 +403,6 @@ def _record(path: Path, kind: str, checked: ValidatedInput, constants: Mapping[s
         findings.append("The file holds no computed results (saved by a program that does not "
                         "store them); the plan is re-estimated from its inputs.")
     edited = any(not f.startswith("The file holds no computed") and "no inputs digest" not in f
-                 for f in findings)
+                 for f in findings)  # a file without a digest is not an edited file
     plan = replace(replanned, results=results)
     return PlanRecord(path, kind, plan, dict(constants), PlanCheck(edited, tuple(findings)))

@@ -12,7 +12,8 @@ Each workload's plan rows are carried forward with what the quarter measured:
 * MFU and MBU times the calibration factor that made the engine's TPOT at the observed batch
   equal the measured one (see speed.py), capped at 1;
 * the GPU, TP, engine and model that ran, when the actuals name them, and the price per
-  GPU-hour actually paid (billed cost ÷ GPU-hours).
+  GPU-hour paid in the last period billed (billed cost ÷ GPU-hours; the window's average when
+  the cost and the GPU-hours come from different files).
 
 The rows are validated and estimated exactly as `reportgen build` does, and written as a
 scenario file (``<plan>-reforecast.csv``) that builds next quarter's budget.
@@ -147,7 +148,9 @@ def _carry(row: dict[str, object], plan_row: pd.Series, plan: PlanWorkload,
     if speed.measured:
         for name in EFFICIENCY_COLUMNS:
             new[name] = min(1.0, float(plan_row[name]) * speed.calibration)
-    if actual.values["gpu_hours"] > 0:
+    if not math.isnan(actual.latest_price):
+        new["gpu_hour_price"] = actual.latest_price
+    elif actual.values["gpu_hours"] > 0:
         new["gpu_hour_price"] = actual.values["billed_cost"] / actual.values["gpu_hours"]
     return new
 

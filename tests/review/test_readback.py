@@ -130,6 +130,18 @@ def test_a_result_typed_over_its_formula_is_detected(built: Path, tmp_path: Path
     assert float(record.plan.results.loc[1, "gpus"]) == 4.0  # the plan as the reader saw it
 
 
+def test_a_digest_of_another_scheme_is_not_taken_for_an_edit(built: Path,
+                                                             tmp_path: Path) -> None:
+    """A workbook stamped by a reportgen whose digests were computed differently: the digests
+    cannot be checked (said so), re-estimation still can, and nothing is called edited."""
+    older = tmp_path / "older.xlsx"
+    _edit_xml(built / "plan.xlsx", older, _part(built / "plan.xlsx", "Summary"),
+              lambda xml: xml.replace("rgd2:", ""))
+    record = read_plan(older)
+    assert not record.check.edited
+    assert "no inputs digest this reportgen can recompute" in record.check.findings[0]
+
+
 def test_a_price_edited_on_the_gpus_sheet_is_detected(built: Path, tmp_path: Path) -> None:
     rows = _rows(built / "plan.xlsx", "GPUs")
     names = [r[0] for r in rows[1:]]

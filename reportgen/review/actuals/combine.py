@@ -47,6 +47,7 @@ class WorkloadActuals:
     stack: dict[str, str]  # model, gpu, tp, engine as run ("" when no file says)
     periods: pd.DataFrame  # the request file's periods: start, end, requests, hours
     series: pd.DataFrame | None  # autoscaling time series (Prometheus), or None
+    latest_price: float = float("nan")  # USD per GPU-hour in the last period billed
 
     def per_request(self, measure: str) -> float:
         """A token measure per request."""
@@ -230,7 +231,20 @@ def _combine(name: str, sources: list[SourceData], window: Span,
     series = next((src.series[name] for src in sources
                    if src.name == origin.get("kv_cache_usage_mean") and name in src.series), None)
     return WorkloadActuals(name, {m: values.get(m, float("nan")) for m in MEASURES}, origin,
-                           stack, periods, series)
+                           stack, periods, series, _latest_price(frames, origin))
+
+
+def _latest_price(frames: dict[str, pd.DataFrame], origin: dict[str, str]) -> float:
+    """Billed cost ÷ GPU-hours of the last period, when one file gives both."""
+    source = origin.get("billed_cost")
+    if source is None or origin.get("gpu_hours") != source:
+        return float("nan")
+    rows = frames[source].sort_values("start")
+    rows = rows[rows["gpu_hours"] > 0]
+    if rows.empty:
+        return float("nan")
+    last = rows.iloc[-1]
+    return float(last["billed_cost"]) / float(last["gpu_hours"])
 
 
 def _stat(rows: pd.DataFrame, measure: str, rule: str) -> float:
