@@ -6,7 +6,8 @@ Each workload's plan rows are carried forward with what the quarter measured:
   the plan reserved less);
 * traffic grown at the observed rate: an exponential fitted to the request rate of each period
   (least squares on its logarithm, weighted by the period's length) gives the average rate over
-  the next window of the same length; one period means no growth is known and none is assumed;
+  the next window (the next calendar quarter after a quarter, else the same length again); one
+  period means no growth is known and none is assumed;
 * the peak at the measured peak-to-average ratio (the peak is the p99 of 1-minute rates), else
   the plan's ratio;
 * MFU and MBU times the calibration factor that made the engine's TPOT at the observed batch
@@ -87,11 +88,24 @@ class Reforecast:
         return self.results.iloc[self.owners.index(workload)]
 
 
+def _months_later(day: dt.date, months: int) -> dt.date:
+    month = day.month - 1 + months
+    return day.replace(year=day.year + month // 12, month=month % 12 + 1)
+
+
+def next_window(window: tuple[dt.date, dt.date]) -> tuple[dt.date, dt.date]:
+    """The calendar quarter after a calendar quarter; else the same length again."""
+    start, end = window
+    if start.day == 1 and start.month in (1, 4, 7, 10) and end == _months_later(start, 3):
+        return end, _months_later(end, 3)
+    return end, end + (end - start)
+
+
 def window_label(window: tuple[dt.date, dt.date]) -> str:
     """"2026-Q2" for a calendar quarter, else the dates."""
     start, end = window
     quarter_starts = {1: 1, 4: 2, 7: 3, 10: 4}
-    if start.day == 1 and start.month in quarter_starts and 89 <= (end - start).days <= 92:
+    if start.day == 1 and start.month in quarter_starts and end == _months_later(start, 3):
         return f"{start.year}-Q{quarter_starts[start.month]}"
     return f"{start} – {end - dt.timedelta(days=1)}"
 
@@ -99,6 +113,7 @@ def window_label(window: tuple[dt.date, dt.date]) -> str:
 def growth(actual: WorkloadActuals, window: tuple[dt.date, dt.date]) -> Growth:
     """Fit the request rate of each period and project it over the next window."""
     hours_total = (window[1] - window[0]).days * 24.0
+    ahead = next_window(window)
     observed = actual.values["requests"] / (hours_total * 3600) if hours_total > 0 else 0.0
     periods = actual.periods
     hours = np.array([(e - s).days * 24.0 for s, e in zip(periods["start"], periods["end"],
@@ -110,7 +125,7 @@ def growth(actual: WorkloadActuals, window: tuple[dt.date, dt.date]) -> Growth:
     mid = np.array([((s - window[0]).days * 24.0) for s in periods["start"]]) + hours / 2
     rate = requests / (hours * 3600)
     b, a = np.polyfit(mid[keep], np.log(rate[keep]), 1, w=np.sqrt(hours[keep]))
-    start, length = hours_total, hours_total
+    start, length = hours_total, (ahead[1] - ahead[0]).days * 24.0
     if abs(b) * length < 1e-9:
         projected = math.exp(a + b * (start + length / 2))
     else:
@@ -158,8 +173,7 @@ def _carry(row: dict[str, object], plan_row: pd.Series, plan: PlanWorkload,
 def reforecast(plan: Plan, workloads: Mapping[str, PlanWorkload], actuals: Actuals,
                speeds: Mapping[str, Speed], constants: Mapping[str, float | str]) -> Reforecast:
     """Next window's plan (see the module docstring)."""
-    length = actuals.window[1] - actuals.window[0]
-    window = (actuals.window[1], actuals.window[1] + length)
+    window = next_window(actuals.window)
     rows: list[dict[str, object]] = []
     owner: list[str] = []
     details: dict[str, tuple[Growth, float, str]] = {}

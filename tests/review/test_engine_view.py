@@ -14,7 +14,7 @@ import pytest
 from reportgen.review.actuals.combine import WorkloadActuals
 from reportgen.review.actuals.measures import MEASURES
 from reportgen.review.autoscale import advise, occupancy_at_operating_batch, replay
-from reportgen.review.reforecast import growth, window_label
+from reportgen.review.reforecast import growth, next_window, window_label
 from reportgen.review.speed import evaluate, speed
 from reportgen.review.workloads import plan_workloads
 from tests.helpers import build_plan
@@ -77,13 +77,16 @@ def test_growth_is_fitted_exactly_on_exponential_traffic() -> None:
          "requests": requests}), None)
     g = growth(actual, WINDOW)
     assert g.known and g.monthly == pytest.approx(0.05, rel=2e-3)
-    # the average rate over the next 2,184 hours of the same curve
+    # the average rate over the next quarter (91 days, 2,184 hours) of the same curve
     expected = 2.0 * (math.exp(b * 4_344) - math.exp(b * 2_160)) / (b * 2_184)
     assert g.next_qps == pytest.approx(expected, rel=5e-3)
 
 
 def test_window_labels() -> None:
-    assert window_label((dt.date(2026, 4, 1), dt.date(2026, 6, 30))) == "2026-Q2"
+    assert window_label((dt.date(2026, 4, 1), dt.date(2026, 7, 1))) == "2026-Q2"
+    assert next_window(WINDOW) == (dt.date(2026, 4, 1), dt.date(2026, 7, 1))
+    assert next_window((dt.date(2026, 4, 15), dt.date(2026, 5, 15))) == (
+        dt.date(2026, 5, 15), dt.date(2026, 6, 14))
     assert window_label((dt.date(2026, 4, 15), dt.date(2026, 5, 15))) == "2026-04-15 – 2026-05-14"
 
 
