@@ -181,8 +181,16 @@ def _sentence(i: int, status: str, results: pd.DataFrame, chosen: int | None, op
                 f"\"{row['workload']}\" that meets its targets.")
     parts = []
     if options > 1:
+        rivals = results[(results["workload_key"] == row["workload_key"])
+                         & (results["role"] == "plan") & (results["in_plan_total"] == 1)
+                         & (results.index != results.index[i])]
         parts.append(f"Chosen: the cheapest of {options} options of workload "
                      f"\"{row['workload']}\" that meet their targets.")
+        if not rivals.empty:
+            rival = rivals.loc[rivals["monthly_cost"].idxmin()]
+            extra = float(rival["monthly_cost"]) - cost
+            parts.append(f"The next, \"{rival['scenario']}\", costs {_money(extra)}/month "
+                         f"({_share(extra, cost)}) more.")
     evaluated = int(search.evaluated[i])
     if evaluated > 1:
         searched = ", ".join(search.searched[i])
@@ -190,8 +198,12 @@ def _sentence(i: int, status: str, results: pd.DataFrame, chosen: int | None, op
         if np.isfinite(runner_cost):
             margin = runner_cost - cost
             tail = (f"; the runner-up costs {_money(margin)}/month ({_share(margin, cost)}) "
-                    "more")
-        parts.append(f"Cheapest of {evaluated} configurations searched ({searched}){tail}.")
+                    "more" if round(margin, 2) > 0 else
+                    "; the runner-up costs the same, and this one needs no more GPUs and has "
+                    "the lower time per token")
+        within = " within the row" if options > 1 else ""
+        parts.append(f"Cheapest of {evaluated} configurations searched ({searched}){within}"
+                     f"{tail}.")
     return " ".join(parts) if parts else "Budgeted as given."
 
 

@@ -27,9 +27,15 @@ from reportgen.search import CONFIG, search
 if TYPE_CHECKING:
     from reportgen.plan import Plan
 
+# Inputs a lever may set besides the configuration (each a set_<input> column of the table).
+LEVER_INPUTS: tuple[str, ...] = (
+    "prefix_cache_hit_rate", "tpot_slo_ms", "safety_factor", "max_prompt_tokens",
+    "max_output_tokens",
+)
 LEVER_COLUMNS: tuple[str, ...] = (
     "row", "scenario", "lever", "change", "configuration", "feasible", "bottleneck", "gpus",
-    "monthly_cost", "delta_gpus", "delta_monthly_cost",
+    "monthly_cost", "delta_gpus", "delta_monthly_cost", *CONFIG,
+    *(f"set_{c}" for c in LEVER_INPUTS),
 )
 SAFETY_LEVER = 1.2
 PREFIX_LEVERS = (0.3, 0.5)
@@ -156,6 +162,11 @@ def levers(typed: pd.DataFrame, specs: pd.DataFrame, results: pd.DataFrame, tabl
     })
     frame["delta_gpus"] = np.where(base_ok, frame["gpus"] - base_gpus, np.nan)
     frame["delta_monthly_cost"] = np.where(base_ok, frame["monthly_cost"] - base_cost, np.nan)
+    for c in CONFIG:
+        frame[c] = best[c].to_numpy()
+    for c in LEVER_INPUTS:
+        frame[f"set_{c}"] = [float(ch.values[c]) if c in ch.values else np.nan  # type: ignore[arg-type]
+                             for ch in changes]
     order = frame.assign(_key=frame["delta_monthly_cost"].fillna(np.inf))
     order = order.sort_values(["row", "_key", "monthly_cost"], kind="stable", na_position="last")
     return order.drop(columns="_key").reset_index(drop=True)[list(LEVER_COLUMNS)]

@@ -6,8 +6,8 @@ just more rows of the quantity registry: the row is repeated, the searched colum
 all candidates are estimated together in chunks. Per row they are ranked: configurations that
 meet every target first, then the lowest monthly cost, then fewer GPUs, then the lower TPOT
 (then the order they were generated in, so ties are stable). Only a few candidates per row are
-kept — the best :data:`KEEP` and the best on each GPU — so memory stays bounded however large
-the search; the kept ones feed the choice, the alternatives and the levers.
+kept — the best :data:`KEEP` and the best of each GPU and tensor parallelism — so memory stays
+bounded however large the search; the kept ones feed the choice, the alternatives and the levers.
 
 Pure: no files, no printing. The choice between rows of one workload is :mod:`choose`'s.
 """
@@ -235,11 +235,12 @@ def rank_fields(results: pd.DataFrame, preference: np.ndarray, order: np.ndarray
 
 
 def _keep(frame: pd.DataFrame, keep: int) -> pd.DataFrame:
-    """The best ``keep`` candidates of each row and the best on each GPU, best first."""
+    """The best ``keep`` candidates of each row and the best of each GPU and tensor parallelism
+    (what the levers and the cost-by-GPU chart read), best first."""
     frame = frame.sort_values(["row", *_RANK_COLUMNS], kind="stable")
     top = frame.groupby("row", sort=False).head(keep)
-    per_gpu = frame.groupby(["row", "gpu"], sort=False).head(1)
-    return pd.concat([top, per_gpu]).drop_duplicates("order").sort_values(
+    per_gpu_tp = frame.groupby(["row", "gpu", "tp"], sort=False).head(1)
+    return pd.concat([top, per_gpu_tp]).drop_duplicates("order").sort_values(
         ["row", *_RANK_COLUMNS], kind="stable")
 
 

@@ -220,6 +220,59 @@ def gain_curves(spec: GainSpec) -> str:
 
 
 @dataclass(frozen=True)
+class CostSpec:
+    """Monthly cost of the cheapest configuration on each GPU at each tensor parallelism (NaN:
+    nothing that meets the targets); the chosen one marked."""
+
+    gpus: tuple[str, ...]
+    tps: tuple[float, ...]
+    costs: tuple[tuple[float, ...], ...]  # costs[g][t]
+    chosen: tuple[int, int] | None  # (gpu index, tp index)
+    clip: float | None = None  # the axis stops here; taller bars are cut and marked ▲
+
+
+TP_COLOURS = ("#56B4E9", "#0072B2", "#009E73", "#E69F00", "#CC79A7")
+
+
+def _draw_costs(spec: CostSpec) -> Any:
+    import math
+
+    fig, ax = _figure(6.7, 1.6)
+    fig.subplots_adjust(left=0.11, right=0.99, bottom=0.17, top=0.95)
+    n = len(spec.tps)
+    width = 0.8 / max(n, 1)
+    top = spec.clip if spec.clip is not None else math.inf
+    for t in range(n):
+        xs = [g + (t - (n - 1) / 2) * width for g in range(len(spec.gpus))]
+        heights = [spec.costs[g][t] for g in range(len(spec.gpus))]
+        shown = [(x, h) for x, h in zip(xs, heights, strict=True) if not math.isnan(h)]
+        if shown:
+            ax.bar([x for x, _ in shown], [min(h, top) for _, h in shown], width=width * 0.92,
+                   color=TP_COLOURS[t % len(TP_COLOURS)], linewidth=0)
+            cut = [x for x, h in shown if h > top]
+            if cut:  # bars taller than the axis: cut, and marked as cut
+                ax.plot(cut, [top] * len(cut), "^", color=COLOURS["ink"], markersize=4)
+    if spec.chosen is not None:
+        g, t = spec.chosen
+        ax.plot([g + (t - (n - 1) / 2) * width], [spec.costs[g][t]], "v",
+                color=COLOURS["limit"], markersize=6)
+    ax.set_xticks(range(len(spec.gpus)))
+    ax.set_xticklabels(spec.gpus)
+    ax.grid(axis="x", visible=False)
+    _y_axis(ax)
+    if spec.clip is not None:
+        ax.set_ylim(0, spec.clip * 1.04)
+    ax.set_ylabel("USD / month")
+    return fig
+
+
+def cost_by_gpu_and_tp(spec: CostSpec) -> str:
+    """Grouped bars: the cheapest monthly cost on each GPU (groups) at each tensor parallelism
+    (bars), the chosen configuration marked."""
+    return _render(_draw_costs, spec)
+
+
+@dataclass(frozen=True)
 class WaterfallSpec:
     """A bridge from a starting total through signed steps to an end total (same unit)."""
 

@@ -29,6 +29,7 @@ SUMMARY = "Summary"
 SCENARIOS = "Scenarios"
 PLAN = "Plan"
 OPTIONS = "Options"
+LEVERS = "Levers"
 CURVE = "Batch curve"
 ASSUMPTIONS = "Assumptions"
 GPUS = "GPUs"
@@ -36,7 +37,8 @@ MODELS = "Models"
 EFFICIENCY = "Efficiency"
 METHOD = "Method"
 SHEET_ORDER: tuple[str, ...] = (
-    SUMMARY, SCENARIOS, PLAN, OPTIONS, CURVE, ASSUMPTIONS, GPUS, MODELS, EFFICIENCY, METHOD,
+    SUMMARY, SCENARIOS, PLAN, OPTIONS, LEVERS, CURVE, ASSUMPTIONS, GPUS, MODELS, EFFICIENCY,
+    METHOD,
 )
 
 # Lookup prefix → (sheet holding the table, which name keys it).

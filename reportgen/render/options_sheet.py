@@ -20,12 +20,12 @@ from openpyxl.worksheet.worksheet import Worksheet
 
 from reportgen.engine import estimate
 from reportgen.plan import Plan
-from reportgen.render.cells import NOTE_FONT, header_row, set_formula, set_text, set_value
+from reportgen.render.cells import NOTE_FONT, set_formula, set_text, set_value
 from reportgen.render.layout import FIRST_ROW, OPTIONS, PLANNED_PREFIX, Layout, letter, sheet_ref
 from reportgen.render.registry_rows import (
+    column_index,
     group_formula,
-    quantities,
-    quantity_note,
+    variant_header,
     write_quantities,
 )
 from reportgen.render.xlsx_cache import CachedValue
@@ -77,16 +77,9 @@ def option_rows(plan: Plan) -> pd.DataFrame:
 def extra_columns(layout: Layout) -> dict[str, str]:
     """Column letters of the planned inputs and the option columns on Options."""
     planned = {c: layout.plan_cols[PLANNED_PREFIX + c] for c in CONFIG}
-    after = max(_index(col) for col in planned.values()) + 1
+    after = max(column_index(col) for col in planned.values()) + 1
     extra = {name: letter(after + k) for k, (name, _) in enumerate(EXTRA)}
     return {**{PLANNED_PREFIX + c: col for c, col in planned.items()}, **extra}
-
-
-def _index(col: str) -> int:
-    n = 0
-    for ch in col:
-        n = n * 26 + ord(ch) - 64
-    return n - 1
 
 
 def planned_reader(options: pd.DataFrame, layout: Layout) -> Callable[[str, int], str]:
@@ -110,17 +103,11 @@ def planned_reader(options: pd.DataFrame, layout: Layout) -> Callable[[str, int]
 def write_options(ws: Worksheet, layout: Layout, plan: Plan,
                   options: pd.DataFrame) -> dict[str, CachedValue]:
     """The option rows with their live ranks; returns the formulas' cached values."""
-    names = quantities(layout)
     cols = extra_columns(layout)
-    header = {letter(j): q.name for j, q in enumerate(names)}
-    notes = {letter(j): quantity_note(q) for j, q in enumerate(names)}
-    for c in CONFIG:
-        header[cols[PLANNED_PREFIX + c]] = PLANNED_PREFIX + c
-        notes[cols[PLANNED_PREFIX + c]] = f"The {c} this option plans."
-    for name, note in EXTRA:
-        header[cols[name]], notes[cols[name]] = name, note
-    ordered = sorted(header, key=_index)
-    header_row(ws, 1, [header[c] for c in ordered], [notes[c] for c in ordered])
+    extra = {cols[PLANNED_PREFIX + c]: (PLANNED_PREFIX + c, f"The {c} this option plans.")
+             for c in CONFIG}
+    extra.update({cols[name]: (name, note) for name, note in EXTRA})
+    variant_header(ws, layout, extra)
     values: dict[str, CachedValue] = {}
     if options.empty:
         set_text(ws.cell(row=FIRST_ROW, column=1), "No scenario searches its configuration.")

@@ -17,8 +17,8 @@ import pandas as pd
 from openpyxl.worksheet.worksheet import Worksheet
 
 from reportgen.quantities import REGISTRY, Quantity
-from reportgen.render.cells import number_format, set_formula
-from reportgen.render.layout import Layout, Resolver, refs
+from reportgen.render.cells import header_row, number_format, set_formula
+from reportgen.render.layout import Layout, Resolver, letter, refs
 from reportgen.render.xlsx_cache import CachedValue, XlError
 
 _PLACEHOLDER = re.compile(r"\{([a-z_]+)(\[\])?\}")
@@ -43,6 +43,25 @@ def quantity_note(q: Quantity) -> str:
     """Unit and meaning of a quantity, for header comments."""
     unit = f"[{q.unit}] " if q.unit and q.unit != "text" else ""
     return unit + q.doc
+
+
+def column_index(col: str) -> int:
+    """0-based index of a column letter (A → 0)."""
+    n = 0
+    for ch in col:
+        n = n * 26 + ord(ch) - 64
+    return n - 1
+
+
+def variant_header(ws: Worksheet, layout: Layout, extra: Mapping[str, tuple[str, str]]) -> None:
+    """Row 1 of a sheet laid out like Plan: every quantity in its Plan column, then ``extra``
+    (column letter → name and note), in column order."""
+    header = {letter(j): (q.name, quantity_note(q)) for j, q in enumerate(quantities(layout))}
+    header.update(extra)
+    ordered = sorted(header, key=column_index)
+    if [column_index(c) for c in ordered] != list(range(len(ordered))):
+        raise ValueError("a variant sheet's columns must follow each other without gaps")
+    header_row(ws, 1, [header[c][0] for c in ordered], [header[c][1] for c in ordered])
 
 
 def write_quantities(ws: Worksheet, row: int, resolve: Resolver, result: pd.Series,

@@ -3,6 +3,7 @@
 Sheets, in order: Summary (provenance, totals, per-scenario lines and a bar chart, all formulas
 over Plan), Scenarios (the inputs, editable), Plan (one formula per quantity and scenario),
 Options (the best configurations of every row that searches, ranked live; Plan reads rank 1),
+Levers (each budgeted row with one change applied, live, with its difference to the plan),
 Batch curve (a scenario's latency and throughput against the batch, with a line chart),
 Assumptions (every constant as a named cell), GPUs, Models, Efficiency (the lookup tables) and
 Method (the registry: unit, meaning and template of every quantity).
@@ -20,6 +21,7 @@ from openpyxl.workbook.workbook import Workbook
 
 from reportgen import schema
 from reportgen.engine import RESULT_COLUMNS
+from reportgen.levers import with_levers
 from reportgen.plan import Plan
 from reportgen.render import layout as lay
 from reportgen.render.curve_sheet import write_curve
@@ -29,6 +31,7 @@ from reportgen.render.input_sheets import (
     write_scenarios,
     write_table,
 )
+from reportgen.render.levers_sheet import lever_rows, write_levers
 from reportgen.render.method_sheet import write_method
 from reportgen.render.options_sheet import option_rows, planned_reader, write_options
 from reportgen.render.plan_sheet import EXTRA_COLUMNS, write_plan
@@ -38,6 +41,7 @@ from reportgen.render.xlsx_cache import CachedValue, package
 
 def build_workbook(plan: Plan) -> tuple[Workbook, dict[str, dict[str, CachedValue]]]:
     """The workbook and, per sheet, the cached value of every formula cell."""
+    plan = with_levers(plan)
     missing = [c.name for c in schema.COLUMNS if c.name not in plan.scenarios.columns]
     if missing:
         raise ValueError(f"scenarios lack input columns {missing}")
@@ -60,6 +64,7 @@ def build_workbook(plan: Plan) -> tuple[Workbook, dict[str, dict[str, CachedValu
         lay.PLAN: write_plan(sheets[lay.PLAN], layout, plan.results, plan.search.searched,
                              planned_reader(options, layout)),
         lay.OPTIONS: write_options(sheets[lay.OPTIONS], layout, plan, options),
+        lay.LEVERS: write_levers(sheets[lay.LEVERS], layout, plan, lever_rows(plan)),
         lay.SUMMARY: write_summary(sheets[lay.SUMMARY], layout, plan.results, plan.provenance),
         lay.CURVE: write_curve(sheets[lay.CURVE], layout, plan.scenarios, plan.tables),
     }

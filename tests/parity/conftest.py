@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from reportgen.levers import with_levers
 from reportgen.plan import Plan
 from reportgen.render.workbook import write_workbook
 from tests.helpers import build_plan
@@ -75,7 +76,7 @@ PARITY_ROWS: tuple[dict[str, object], ...] = (
 @pytest.fixture(scope="session")
 def parity_plan() -> Plan:
     """The parity scenarios, validated and estimated as `reportgen build` would."""
-    return build_plan(PARITY_ROWS, title="Parity plan")
+    return with_levers(build_plan(PARITY_ROWS, title="Parity plan"))
 
 
 @pytest.fixture(scope="session")

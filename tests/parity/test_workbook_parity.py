@@ -24,6 +24,8 @@ import pytest
 from reportgen.choose import choice
 from reportgen.engine import RESULT_COLUMNS, Tables, estimate
 from reportgen.plan import Plan
+from reportgen.render.levers_sheet import inputs as lever_inputs
+from reportgen.render.levers_sheet import lever_rows
 from reportgen.render.options_sheet import option_rows
 from reportgen.render.plan_sheet import CHOICE
 from reportgen.render.workbook import write_workbook
@@ -67,6 +69,7 @@ class Where:
     curve_header: int
     curve_cols: dict[str, str]
     option_cols: dict[str, str]
+    lever_cols: dict[str, str]
     formula_cells: dict[str, list[str]] = field(default_factory=dict)
 
 
@@ -97,6 +100,7 @@ def where(parity_workbook: Path) -> Where:
         curve_header=_row_of(curve, "A", "batch"),
         curve_cols=_header(curve, _row_of(curve, "A", "batch")),
         option_cols=_header(wb["Options"], 1),
+        lever_cols=_header(wb["Levers"], 1),
         formula_cells={ws.title: [c.coordinate for row in ws.iter_rows() for c in row
                                   if c.data_type == "f"] for ws in wb.worksheets},
     )
@@ -219,6 +223,24 @@ def check_options(tally: Tally, values: Values, expected: pd.DataFrame, where: W
                     float(row["rank"]))
 
 
+def check_levers(tally: Tally, values: Values, plan: Plan, where: Where) -> None:
+    """Every lever row recomputes what the engine plans for the scenario with that change."""
+    sheet = values["Levers"]
+    levers = lever_rows(plan)
+    expected = estimate(lever_inputs(plan, levers), plan.tables)
+    assert len(levers) >= 10
+    for k in range(len(levers)):
+        row, lever = expected.iloc[k], levers.iloc[k]
+        for name in RESULT_COLUMNS:
+            ref = f"{where.plan_cols[name]}{k + 2}"
+            tally.check(f"Levers!{ref} ({lever['lever']}, {name})", sheet.get(ref), row[name])
+        for name in ("delta_gpus", "delta_monthly_cost"):
+            ref = f"{where.lever_cols[name]}{k + 2}"
+            want = lever[name]
+            tally.check(f"Levers!{ref} ({lever['lever']}, {name})", sheet.get(ref),
+                        "" if pd.isna(want) else float(want))
+
+
 def check_all(values: Values, plan: Plan, where: Where, results: pd.DataFrame | None = None,
               selected: str | None = None) -> Tally:
     tally = Tally()
@@ -226,6 +248,7 @@ def check_all(values: Values, plan: Plan, where: Where, results: pd.DataFrame | 
     check_plan(tally, values, results, where)
     check_summary(tally, values, results, where)
     check_options(tally, values, options_expected(plan, plan.tables)[0], where)
+    check_levers(tally, values, plan, where)
     check_curve(tally, values, plan, where, selected or str(plan.scenarios["scenario"].iloc[0]))
     return tally
 

@@ -8,7 +8,8 @@ Numbers stay numbers (:class:`Num`: a value and its unit) until a template forma
 ``num``/``qty`` filters, which call :func:`reportgen.formats.format_value` — the same table the
 workbook uses. Sentences that embed numbers format them here with the same function.
 
-One module per part of the report: :mod:`.summary`, :mod:`.scenario` (with :mod:`.figures` and
+One module per part of the report: :mod:`.summary`, :mod:`.decisions`, :mod:`.scenario` (with
+:mod:`.figures` and
 :mod:`.bottleneck`), :mod:`.tutorial`, :mod:`.procurement`, :mod:`.assumptions` and
 :mod:`.method`; :mod:`.sweeps` runs the batch sweeps the charts draw.
 """
@@ -20,10 +21,12 @@ from typing import Any
 import pandas as pd
 
 from reportgen import schema
+from reportgen.levers import with_levers
 from reportgen.plan import Plan
 from reportgen.render.context import scenario, tutorial
 from reportgen.render.context.assumptions import assumptions
 from reportgen.render.context.common import BOTTLENECK_LABELS, is_tutorial
+from reportgen.render.context.decisions import decisions
 from reportgen.render.context.method import formulas, pitfalls
 from reportgen.render.context.models import (
     BomRow,
@@ -92,6 +95,7 @@ def _rows(plan: Plan) -> list[dict[str, Any]]:
 
 def build(plan: Plan) -> Report:
     """The report's view model for a plan."""
+    plan = with_levers(plan)
     rows = _rows(plan)
     swept = sweeps(plan, rows)
     matches = tutorial.matches(rows)
@@ -112,6 +116,7 @@ def build(plan: Plan) -> Report:
         input_name=p.input_name,
         input_sha256=p.input_sha256,
         summary=summary(plan, rows, matches),
+        decisions=decisions(plan, rows),
         scenarios=tuple(scenario.section(plan, i, r, swept.get(i)) for i, r in enumerate(rows)),
         tutorials=tutorials,
         procurement=procurement(plan, rows),

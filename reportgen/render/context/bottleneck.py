@@ -7,7 +7,7 @@ words for them.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import pandas as pd
 
 from reportgen.render.context.common import (
     UNLIMITED,
@@ -132,82 +132,47 @@ def limits(row: Row) -> tuple[Limit, ...]:
     )
 
 
-# --- relief: one list of suggestions per bottleneck ---------------------------------------------
+# --- relief: the row's computed levers -----------------------------------------------------------
+
+RELIEF_SHOWN = 5  # levers listed one per line; the rest are summarised
 
 
-def _higher_tp(row: Row) -> str:
-    if as_float(row, "tp") < 8:
-        return f"Higher tensor parallelism (now {fmt(row, 'tp', with_unit=False)})"
-    return "Tensor parallelism is already 8, the most tried"
-
-
-def _relieve_memory(row: Row) -> tuple[str, ...]:
-    fp8_kv = (
-        f"An fp8 KV cache: half the {fmt(row, 'kv_bytes_per_token')} now stored per token"
-        if str(row["kv_dtype"]) in ("bf16", "fp16") else
-        f"The KV cache is already {row['kv_dtype']}"
-    )
-    return (
-        fp8_kv,
-        f"A GPU with more memory than {fmt(row, 'gpu_memory_gib')}",
-        f"{_higher_tp(row)}: the weights take a smaller share of each GPU",
-        f"Shorter reserved lengths: {fmt(row, 'max_prompt_tokens', with_unit=False)} + "
-        f"{fmt(row, 'max_output_tokens')} are reserved per sequence",
-    )
-
-
-def _relieve_latency(row: Row) -> tuple[str, ...]:
-    return (
-        f"A faster GPU: more memory bandwidth than {fmt(row, 'gpu_bandwidth_tbps')}",
-        f"{_higher_tp(row)}: each step's weight read is shared by more GPUs",
-        "fp8 weights: half the bytes read every step",
-        "A looser target, if users accept it",
-    )
-
-
-def _relieve_cap(row: Row) -> tuple[str, ...]:
-    return (
-        f"Raise max_batch (now {fmt(row, 'max_batch')}) towards the memory limit of "
-        f"{fmt(row, 'batch_max_kv')}, then check latency under load",
-    )
-
-
-def _relieve_weights(row: Row) -> tuple[str, ...]:
-    return (
-        f"Lower-precision weights (now {row['weight_dtype']}): fp8 halves them, int4 "
-        "quarters them",
-        f"A GPU with more memory than {fmt(row, 'gpu_memory_gib')}",
-        "More GPUs per replica: tensor parallelism above 8 or pipeline parallelism (not "
-        "modelled here)",
-    )
-
-
-def _relieve_unreachable(row: Row) -> tuple[str, ...]:
-    return (
-        "A looser TTFT/TPOT target",
-        f"A faster GPU or {_higher_tp(row).lower()}",
-        "Prefix caching or shorter prompts, if TTFT is the problem",
-    )
-
-
-_RELIEF: dict[str, Callable[[Row], tuple[str, ...]]] = {
-    "kv_memory": _relieve_memory,
-    "tpot_slo": _relieve_latency,
-    "ttft_slo": _relieve_latency,
-    "batch_cap": _relieve_cap,
-    "weights_do_not_fit": _relieve_weights,
-    "slo_unreachable": _relieve_unreachable,
-}
-
-
-def relief(row: Row) -> tuple[str, ...]:
-    """What would relieve the binding limit."""
+def relief(row: Row, levers: pd.DataFrame) -> tuple[str, ...]:
+    """What would move the row's cost, from its computed levers (levers.py): the changes that
+    save most first, then one line each for those that change nothing and those that cost
+    more."""
     if is_tutorial(row):
         return (
             "Nothing to relieve: the tutorial method is not a plan. See the tutorial "
             "comparison and the roofline scenario for the same workload.",
         )
-    suggest = _RELIEF.get(str(row["bottleneck"]))
-    if suggest is None:
-        return ("Not a plan: see the roofline scenario and the tutorial comparison.",)
-    return suggest(row)
+    if str(row["status"]) in ("option", "compare"):
+        return ("Not budgeted, so no levers are weighed: see the row the plan budgets.",)
+    if levers.empty:
+        return ("No single change applies: the row already uses the settings the levers try.",)
+    fits_now = as_float(row, "in_plan_total") == 1
+    helps, same, worse = [], [], []
+    for _, lever in levers.iterrows():
+        if not bool(lever["feasible"]):
+            worse.append(f"{lever['change']} (does not meet the targets)")
+        elif not fits_now:
+            helps.append(f"{lever['change']}: fits, with {fmt_value(lever['gpus'], 'GPUs')} "
+                         f"GPUs at {fmt_value(lever['monthly_cost'], 'USD/month')} a month "
+                         f"({lever['configuration']})")
+        elif float(lever["delta_monthly_cost"]) < 0:
+            helps.append(f"{lever['change']}: {fmt_value(-lever['delta_gpus'], 'GPUs')} fewer "
+                         f"GPUs, {fmt_value(-lever['delta_monthly_cost'], 'USD/month')} a month "
+                         f"less ({lever['configuration']})")
+        elif float(lever["delta_monthly_cost"]) == 0:
+            same.append(str(lever["change"]))
+        else:
+            extra = fmt_value(lever["delta_monthly_cost"], "USD/month")
+            worse.append(f"{lever['change']} (+{extra} a month)")
+    lines = helps[:RELIEF_SHOWN]
+    if not helps:
+        lines.append("No single change lowers the cost.")
+    if same:
+        lines.append("No effect on the fleet: " + "; ".join(same) + ".")
+    if worse:
+        lines.append("Cost more or miss the targets: " + "; ".join(worse) + ".")
+    return tuple(lines)

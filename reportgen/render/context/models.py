@@ -247,6 +247,62 @@ class Pitfall:
     evidence: str
 
 
+# --- decisions ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Alternative:
+    """One of a workload's best configurations."""
+
+    rank: int
+    scenario: str
+    configuration: str
+    gpus: Num
+    monthly_cost: Num
+    bottleneck: str
+    tpot: Num
+    chosen: bool
+
+
+@dataclass(frozen=True)
+class WorkloadDecision:
+    """What a workload that had a choice to make budgets, and against what."""
+
+    name: str
+    chosen: str  # scenario name; "" when nothing fits
+    configuration: str
+    gpus: Num
+    monthly_cost: Num
+    sentence: str
+    typed: str
+    typed_cost: Num
+    saving: Num
+    evaluated: int
+    alternatives: tuple[Alternative, ...]
+    chart: str | None
+    legend: tuple[LegendEntry, ...]
+
+
+@dataclass(frozen=True)
+class NotBudgeted:
+    """A row the plan does not budget, and why."""
+
+    scenario: str
+    status: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class Decisions:
+    """The Decisions page."""
+
+    intro: str
+    saving: Num
+    saving_sentence: str
+    workloads: tuple[WorkloadDecision, ...]
+    excluded: tuple[NotBudgeted, ...]
+
+
 @dataclass(frozen=True)
 class Report:
     """The whole report."""
@@ -257,6 +313,7 @@ class Report:
     input_name: str
     input_sha256: str
     summary: Summary
+    decisions: Decisions
     scenarios: tuple[ScenarioSection, ...]
     tutorials: tuple[TutorialComparison, ...]
     procurement: Procurement

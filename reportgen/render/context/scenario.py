@@ -179,6 +179,12 @@ def _headlines(row: Row) -> tuple[Headline, ...]:
     )
 
 
+def _levers_of(plan: Plan, index: int) -> pd.DataFrame:
+    """The row's computed levers, largest saving first."""
+    levers = plan.levers if plan.levers is not None else pd.DataFrame({"row": []})
+    return levers[levers["row"] == index]
+
+
 def section(plan: Plan, index: int, row: Row, sweep: pd.DataFrame | None) -> ScenarioSection:
     """Everything one scenario's section shows."""
     memory_chart, memory_legend, memory_caption = figures.memory_figure(row)
@@ -207,6 +213,6 @@ def section(plan: Plan, index: int, row: Row, sweep: pd.DataFrame | None) -> Sce
         bottleneck_sentence=bottleneck.bottleneck_sentence(row),
         regime_sentence=bottleneck.regime_sentence(row),
         limits=bottleneck.limits(row),
-        relief=bottleneck.relief(row),
+        relief=bottleneck.relief(row, _levers_of(plan, index)),
         notes=text_of(row["notes"]),
     )

@@ -1,0 +1,158 @@
+"""The Decisions page: what the plan chose for each workload, what it was chosen against, what
+it saves against the rows as typed, and why every other row is not budgeted.
+
+The search (:mod:`reportgen.search`) and the choice (:mod:`reportgen.choose`) decide; this module
+picks the words and the tables: per workload that had a choice to make, the top alternatives
+(GPUs, monthly cost, what sets their size, TPOT) and a chart of the cheapest cost on each GPU at
+each tensor parallelism.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import pandas as pd
+
+from reportgen.choose import CHOSEN, COMPARE, NO_FIT, OPTION, configuration
+from reportgen.plan import Plan
+from reportgen.render import charts
+from reportgen.render.context.common import Row, bottleneck_label, fmt_value, plural
+from reportgen.render.context.models import (
+    Alternative,
+    Decisions,
+    LegendEntry,
+    NotBudgeted,
+    Num,
+    WorkloadDecision,
+)
+
+ALTERNATIVES = 5
+CLIP = 3.0  # the cost chart's axis stops at this multiple of the cheapest option
+_STATUS_WORDS = {COMPARE: "for comparison", OPTION: "option not chosen", NO_FIT: "does not fit"}
+
+
+def _alternatives(plan: Plan, rows: Sequence[int], chosen: int) -> tuple[Alternative, ...]:
+    kept = plan.search.kept
+    mine = kept[kept["row"].isin(rows) & kept["feasible"]].copy()
+    mine = mine.assign(_cost=mine["monthly_cost"].round(2)).sort_values(
+        ["_cost", "gpus", "tpot_ms", "row", "rank"], kind="stable")
+    names = plan.results["scenario"]
+    out = []
+    for k, (_, r) in enumerate(mine.head(ALTERNATIVES).iterrows(), start=1):
+        is_chosen = int(r["row"]) == chosen and int(r["rank"]) == 1
+        out.append(Alternative(
+            rank=k,
+            scenario=str(names.iloc[int(r["row"])]),
+            configuration=configuration(r),
+            gpus=Num(float(r["gpus"]), "GPUs"),
+            monthly_cost=Num(float(r["monthly_cost"]), "USD/month"),
+            bottleneck=bottleneck_label({"bottleneck": r["bottleneck"]}),
+            tpot=Num(float(r["tpot_ms"]), "ms"),
+            chosen=is_chosen,
+        ))
+    return tuple(out)
+
+
+def _chart(plan: Plan, rows: Sequence[int],
+           chosen: int) -> tuple[str | None, tuple[LegendEntry, ...]]:
+    kept = plan.search.kept
+    mine = kept[kept["row"].isin(rows) & kept["feasible"]]
+    if mine["gpu"].nunique() < 2:  # one GPU: the table of alternatives says it all
+        return None, ()
+    best = mine.groupby(["gpu", "tp"])["monthly_cost"].min()
+    gpus = tuple(dict.fromkeys(mine.sort_values("monthly_cost")["gpu"]))
+    tps = tuple(sorted(mine["tp"].unique()))
+    costs = tuple(tuple(float(best.get((g, t), math.nan)) for t in tps) for g in gpus)
+    pick = plan.results.iloc[chosen]
+    at = ((gpus.index(pick["gpu"]), tps.index(pick["tp"]))
+          if pick["gpu"] in gpus and pick["tp"] in tps else None)
+    cheapest = float(mine["monthly_cost"].min())
+    clip = CLIP * cheapest if float(mine["monthly_cost"].max()) > CLIP * cheapest else None
+    chart = charts.cost_by_gpu_and_tp(charts.CostSpec(gpus, tps, costs, at, clip))
+    legend = tuple(LegendEntry(f"TP {t:g}", charts.TP_COLOURS[k % len(charts.TP_COLOURS)], "box")
+                   for k, t in enumerate(tps))
+    cut = () if clip is None else (LegendEntry(
+        f"cut at {fmt_value(clip, 'USD/month')}", charts.COLOURS["ink"], "marker"),)
+    return chart, (*legend, LegendEntry("chosen", charts.COLOURS["limit"], "marker"), *cut)
+
+
+def _workload(plan: Plan, key: str, rows: list[int], results: pd.DataFrame) -> WorkloadDecision:
+    plan_rows = [i for i in rows if results.iloc[i]["role"] == "plan"]
+    chosen = next((i for i in rows if results.iloc[i]["status"] == CHOSEN), None)
+    first = results.iloc[plan_rows[0]]
+    evaluated = int(sum(plan.search.evaluated[i] for i in plan_rows))
+    if chosen is None:
+        return WorkloadDecision(
+            name=str(first["workload"]), chosen="", configuration="",
+            gpus=Num(None, "GPUs"), monthly_cost=Num(None, "USD/month"),
+            sentence=(f"Nothing budgeted: none of the {plural(evaluated, 'configuration')} "
+                      "searched meets the targets."),
+            typed=str(first["typed_configuration"]), typed_cost=Num(None, "USD/month"),
+            saving=Num(None, "USD/month"), evaluated=evaluated, alternatives=(),
+            chart=None, legend=(),
+        )
+    row = results.iloc[chosen]
+    typed_cost = float(first["typed_monthly_cost"])
+    saving = typed_cost - float(row["monthly_cost"]) if not math.isnan(typed_cost) else math.nan
+    chart, legend = _chart(plan, plan_rows, chosen)
+    return WorkloadDecision(
+        name=str(row["workload"]),
+        chosen=str(row["scenario"]),
+        configuration=configuration(row),
+        gpus=Num(float(row["gpus"]), "GPUs"),
+        monthly_cost=Num(float(row["monthly_cost"]), "USD/month"),
+        sentence=str(row["decision"]),
+        typed=f"{first['scenario']} as typed: {first['typed_configuration']}",
+        typed_cost=Num(None if math.isnan(typed_cost) else typed_cost, "USD/month"),
+        saving=Num(None if math.isnan(saving) else saving, "USD/month"),
+        evaluated=evaluated,
+        alternatives=_alternatives(plan, plan_rows, chosen),
+        chart=chart,
+        legend=legend,
+    )
+
+
+def _intro(results: pd.DataFrame, decided: int) -> str:
+    counts = results["status"].value_counts()
+    parts = [f"{plural(int(counts.get(CHOSEN, 0)), 'row')} budgeted"]
+    for status, words in _STATUS_WORDS.items():
+        if counts.get(status, 0):
+            parts.append(f"{int(counts[status])} {words}")
+    return (
+        f"{plural(len(results), 'scenario row')}: {', '.join(parts)}. Each workload budgets "
+        "one row — the cheapest that meets its targets; the other rows are listed below with "
+        f"the reason. {plural(decided, 'workload')} had a choice to make (a search or "
+        "several rows)."
+    )
+
+
+def decisions(plan: Plan, rows: Sequence[Row]) -> Decisions:
+    """The Decisions page's view model."""
+    results = plan.results
+    groups: dict[str, list[int]] = {}
+    for i, key in enumerate(results["workload_key"]):
+        groups.setdefault(str(key), []).append(i)
+    blocks = []
+    for key, members in groups.items():
+        plan_rows = [i for i in members if results.iloc[i]["role"] == "plan"]
+        searched = any(plan.search.evaluated[i] > 1 for i in plan_rows)
+        if plan_rows and (searched or len(plan_rows) > 1):
+            blocks.append(_workload(plan, key, members, results))
+    saving = sum(b.saving.value for b in blocks if isinstance(b.saving.value, float))
+    excluded = tuple(
+        NotBudgeted(str(r["scenario"]), _STATUS_WORDS[str(r["status"])], str(r["decision"]))
+        for _, r in results.iterrows() if r["status"] != CHOSEN
+    )
+    total = Num(saving, "USD/month")
+    return Decisions(
+        intro=_intro(results, len(blocks)),
+        saving=total,
+        saving_sentence=(
+            f"Against the rows as typed (a blank tp at the quick rule — the smallest that "
+            f"leaves half the memory free — and listed values at their first), the choices "
+            f"save {fmt_value(saving, 'USD/month')} a month." if blocks else ""),
+        workloads=tuple(blocks),
+        excluded=excluded,
+    )
+

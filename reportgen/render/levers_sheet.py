@@ -1,0 +1,142 @@
+"""The Levers sheet: for every budgeted (or unfit) row, the single changes that apply to it, each
+as a live registry row planning the row with that change.
+
+A lever row reads its scenario's inputs from Scenarios like the Plan row does, except the
+configuration it plans (``planned_<input>``: what the engine's search found best with the
+change) and the input the lever changes (``set_<input>``): a looser TPOT target and the halved
+KV reservation are formulas over the scenario's own values, the other settings are the lever's
+values. ``delta_gpus`` and ``delta_monthly_cost`` compare the row with the scenario's Plan row,
+live. Rows are ranked per scenario by the saving the engine found (largest first).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from openpyxl.worksheet.worksheet import Worksheet
+
+from reportgen.engine import estimate
+from reportgen.levers import LEVER_INPUTS, TPOT_LOOSER
+from reportgen.plan import Plan
+from reportgen.render.cells import NOTE_FONT, number_format, set_formula, set_text, set_value
+from reportgen.render.layout import FIRST_ROW, PLAN, PLANNED_PREFIX, Layout, letter, sheet_ref
+from reportgen.render.registry_rows import column_index, variant_header, write_quantities
+from reportgen.render.xlsx_cache import CachedValue
+from reportgen.search import CONFIG
+
+MAX_LEVER_ROWS = 2_000
+SET_PREFIX = "set_"
+EXTRA: tuple[tuple[str, str], ...] = (
+    ("lever_of", "The Scenarios row (and Plan row) this lever changes."),
+    ("lever", "Which change."),
+    ("change", "The change in words."),
+    ("delta_gpus", "GPUs of this row minus the scenario's Plan row (blank when either does "
+                   "not meet its targets)."),
+    ("delta_monthly_cost", "Monthly cost of this row minus the scenario's Plan row (blank when "
+                           "either does not meet its targets)."),
+)
+NOTE = (
+    "Each row plans one scenario with one change (the lever) and the configuration the search "
+    "found best with it; formulas are live, so the deltas follow edits on Scenarios."
+)
+
+
+def lever_rows(plan: Plan) -> pd.DataFrame:
+    """The levers the sheet shows: all of them, or the best few of each row when they are many."""
+    levers = plan.levers
+    if levers is None or levers.empty:
+        return pd.DataFrame()
+    per_row = max(3, MAX_LEVER_ROWS // max(1, levers["row"].nunique()))
+    return levers.groupby("row", sort=False).head(per_row).reset_index(drop=True)
+
+
+def columns(layout: Layout) -> dict[str, str]:
+    """Column letters of the planned inputs, the set inputs and the lever columns."""
+    cols = {PLANNED_PREFIX + c: layout.plan_cols[PLANNED_PREFIX + c] for c in CONFIG}
+    after = max(column_index(col) for col in cols.values()) + 1
+    names = [*(SET_PREFIX + c for c in LEVER_INPUTS), *(name for name, _ in EXTRA)]
+    cols.update({name: letter(after + k) for k, name in enumerate(names)})
+    return cols
+
+
+def inputs(plan: Plan, levers: pd.DataFrame) -> pd.DataFrame:
+    """The scenario inputs each lever row plans (its configuration and set inputs)."""
+    frame = plan.typed.take(levers["row"].to_numpy()).reset_index(drop=True)
+    for c in CONFIG:
+        frame[c] = levers[c].to_numpy()
+    for c in LEVER_INPUTS:
+        given = levers[SET_PREFIX + c].to_numpy(dtype=float)
+        frame[c] = np.where(np.isnan(given), frame[c].to_numpy(dtype=float), given)
+    return frame
+
+
+def _set_formula(c: str, value: float, source: int, layout: Layout) -> str | float:
+    """A set input as a formula over the scenario's own values where the lever is relative."""
+    plan = sheet_ref(PLAN)
+    if c == "tpot_slo_ms":
+        return f"={sheet_ref('Scenarios')}{layout.scenario_cols[c]}{source}*{TPOT_LOOSER}"
+    if c in ("max_prompt_tokens", "max_output_tokens"):
+        avg = "avg_prompt_tokens" if c == "max_prompt_tokens" else "avg_output_tokens"
+        return (f"=MAX({plan}{layout.plan_cols[avg]}{source},"
+                f"{plan}{layout.plan_cols[c]}{source}/2)")
+    return value
+
+
+def write_levers(ws: Worksheet, layout: Layout, plan: Plan,
+                 levers: pd.DataFrame) -> dict[str, CachedValue]:
+    """The lever rows; returns the formulas' cached values."""
+    cols = columns(layout)
+    extra = {cols[PLANNED_PREFIX + c]: (PLANNED_PREFIX + c, f"The {c} this lever plans.")
+             for c in CONFIG}
+    extra.update({cols[SET_PREFIX + c]: (SET_PREFIX + c, f"The {c} the lever sets (blank: "
+                                         "the scenario's own).") for c in LEVER_INPUTS})
+    extra.update({cols[name]: (name, note) for name, note in EXTRA})
+    variant_header(ws, layout, extra)
+    values: dict[str, CachedValue] = {}
+    if levers.empty:
+        set_text(ws.cell(row=FIRST_ROW, column=1), "No plan row has a lever that applies.")
+        ws.cell(row=FIRST_ROW, column=1).font = NOTE_FONT
+        return values
+    planned = inputs(plan, levers)
+    results = estimate(planned, plan.tables)
+    plan_ref = sheet_ref(PLAN)
+    for k in range(len(levers)):
+        r = FIRST_ROW + k
+        lever = levers.iloc[k]
+        source = FIRST_ROW + int(lever["row"])
+        own = {c: cols[PLANNED_PREFIX + c] for c in CONFIG}
+        for c in LEVER_INPUTS:
+            value = float(lever[SET_PREFIX + c])
+            if np.isnan(value):
+                continue
+            own[c] = cols[SET_PREFIX + c]
+            cell = ws[f"{own[c]}{r}"]
+            formula = _set_formula(c, value, source, layout)
+            if isinstance(formula, str):
+                set_formula(cell, formula)
+                values[cell.coordinate] = float(planned.iloc[k][c])
+            else:
+                set_value(cell, formula)
+        write_quantities(ws, r, layout.row_resolver(r, source, own), results.iloc[k], layout,
+                         values)
+        for c in CONFIG:
+            set_value(ws[f"{cols[PLANNED_PREFIX + c]}{r}"], lever[c])
+        set_value(ws[f"{cols['lever_of']}{r}"], source)
+        set_value(ws[f"{cols['lever']}{r}"], lever["lever"])
+        set_value(ws[f"{cols['change']}{r}"], lever["change"])
+        feasible = f"{plan_ref}{layout.plan_cols['in_plan_total']}{source}"
+        mine = f"{layout.plan_cols['in_plan_total']}{r}"
+        for name, quantity, unit in (("delta_gpus", "gpus", "GPUs"),
+                                     ("delta_monthly_cost", "monthly_cost", "USD/month")):
+            cell = ws[f"{cols[name]}{r}"]
+            q = layout.plan_cols[quantity]
+            set_formula(cell, f'=IF(AND({feasible}=1,{mine}=1),{q}{r}-{plan_ref}{q}{source},"")')
+            expected = float(lever[name])
+            values[cell.coordinate] = "" if np.isnan(expected) else expected
+            cell.number_format = number_format(unit) or "General"
+    note_row = FIRST_ROW + len(levers) + 1
+    set_text(ws.cell(row=note_row, column=1), NOTE)
+    ws.cell(row=note_row, column=1).font = NOTE_FONT
+    ws.freeze_panes = "B2"
+    ws.column_dimensions["A"].width = 28
+    return values
