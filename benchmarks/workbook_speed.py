@@ -15,8 +15,8 @@ import time
 import zipfile
 from pathlib import Path
 
-from reportgen.engine import estimate
-from reportgen.plan import Plan, Provenance
+from reportgen.pipeline import make_plan
+from reportgen.plan import Plan
 from reportgen.readers import RawTable
 from reportgen.render.workbook import write_workbook
 from reportgen.validate import validate
@@ -43,10 +43,7 @@ def plan_of(n: int) -> Plan:
     header = sorted({k for row in rows for k in row}, key=lambda k: (k != "scenario", k))
     table = RawTable("bench.csv", header, [(i + 2, [row.get(k) for k in header])
                                            for i, row in enumerate(rows)], "0" * 64)
-    checked = validate(table)
-    results = estimate(checked.scenarios, checked.tables)
-    provenance = Provenance("Benchmark", "bench.csv", "0" * 64, dt.date(2026, 1, 1), "bench")
-    return Plan(checked.scenarios, checked.tables, results, provenance)
+    return make_plan(validate(table), "bench.csv", "Benchmark", dt.date(2026, 1, 1))
 
 
 def time_write(n: int, out: Path) -> float:

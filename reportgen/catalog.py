@@ -24,7 +24,8 @@ from typing import Any
 
 import pandas as pd
 
-from reportgen.errors import CatalogError
+from reportgen.errors import CatalogError, InputFileError
+from reportgen.inputfiles import InputFile, read_input
 
 __all__ = [
     "GPU_FIELDS",
@@ -32,8 +33,10 @@ __all__ = [
     "CatalogError",
     "CatalogLookupError",
     "Catalogs",
+    "ConfigError",
     "count_params",
     "load_catalogs",
+    "read_config_file",
     "read_hf_config",
     "resolve_gpu",
     "resolve_model",
@@ -150,7 +153,13 @@ def normalise_gpu(name: str) -> str:
 
 
 def normalise_model(name: str) -> str:
-    """Return the lookup key of a model name (org prefix and instruct/chat/hf/it/base dropped)."""
+    """Return the lookup key of a model name (org prefix and instruct/chat/hf/it/base dropped).
+
+    A path to a config.json is its own key, exactly as written: ``a/config.json`` and
+    ``b/config.json`` are two models, not two spellings of "config.json".
+    """
+    if name.strip().lower().endswith(".json"):
+        return "file:" + name.strip()
     text = _PAREN.sub(" ", name).strip()
     text = text.rsplit("/", 1)[-1] if "/" in text else text
     parts = [p for p in _basic_key(text).split("-") if p and p not in _MODEL_NOISE]
@@ -375,30 +384,108 @@ _NON_GATED = frozenset({"gptj", "falcon", "gpt_neox", "gpt2"})
 _TIED_BY_DEFAULT = frozenset({"gemma", "gemma2", "falcon"})
 
 
-def _find(cfg: Mapping[str, Any], keys: tuple[str, ...]) -> Any:
+# Bounds of the config.json fields reportgen reads (first key of each group): a value outside
+# them is a typo or a hostile file, and would make the arithmetic overflow or run long.
+_CONFIG_BOUNDS: dict[str, tuple[int, int]] = {
+    "num_hidden_layers": (1, 10_000),
+    "hidden_size": (1, 1_000_000),
+    "num_attention_heads": (1, 10_000),
+    "num_key_value_heads": (1, 10_000),
+    "head_dim": (1, 100_000),
+    "vocab_size": (1, 10_000_000),
+    "max_position_embeddings": (1, 100_000_000),
+    "intermediate_size": (1, 10_000_000),
+    "moe_intermediate_size": (0, 10_000_000),
+    "num_local_experts": (0, 100_000),
+    "num_experts_per_tok": (1, 100_000),
+    "kv_lora_rank": (0, 1_000_000),
+    "q_lora_rank": (0, 1_000_000),
+    "qk_rope_head_dim": (1, 100_000),
+    "qk_nope_head_dim": (0, 100_000),
+    "v_head_dim": (1, 100_000),
+    "first_k_dense_replace": (0, 10_000),
+    "moe_layer_freq": (1, 10_000),
+    "decoder_sparse_step": (1, 10_000),
+    "n_shared_experts": (0, 100_000),
+    "shared_expert_intermediate_size": (0, 10_000_000),
+    "mlp_only_layers": (0, 10_000),
+}
+MAX_CONFIG_BYTES = 10 * 1024 * 1024  # a config.json is a few KiB; the largest hold label maps
+MAX_CONFIG_PARAMS_B = 100_000.0  # the bound of the params_b override column
+_UNPRINTABLE = re.compile(r"[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+class ConfigError(ValueError):
+    """A config.json cannot be used: ``found`` names the field (and the file, once known) and
+    what it holds, ``expected`` what would do."""
+
+    def __init__(self, found: str, expected: str = "") -> None:
+        self.found = found
+        self.expected = expected
+        super().__init__(f"{found}; expected {expected}" if expected else found)
+
+    def in_file(self, shown: str) -> ConfigError:
+        """The same problem, naming the file it is in."""
+        return ConfigError(f"{shown}: {self.found}", self.expected)
+
+
+def _json_value(value: object) -> str:
+    """A config value as the file writes it, shortened: 1e+29, Infinity, "32", true."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return "Infinity" if value == math.inf else "-Infinity" if value == -math.inf else (
+            "NaN" if math.isnan(value) else repr(value))
+    text = json.dumps(value, ensure_ascii=False) if not isinstance(value, int) else str(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _find(cfg: Mapping[str, Any], keys: tuple[str, ...]) -> tuple[str, Any]:
+    """The first of ``keys`` the config sets (not null) and its value; ("", None) if none."""
     for key in keys:
         value = cfg.get(key)
         if value is not None:
-            return value
-    return None
+            return key, value
+    return "", None
 
 
-def _need_int(cfg: Mapping[str, Any], keys: tuple[str, ...]) -> int:
-    value = _find(cfg, keys)
+def _whole(key: str, value: Any, bounds: tuple[int, int]) -> int:
+    """``value`` as a whole number within ``bounds``, or ConfigError naming the field."""
+    low, high = bounds
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        problem = "not a number"
+    elif isinstance(value, float) and not math.isfinite(value):
+        problem = "not a finite number"
+    elif value != int(value):
+        problem = "not a whole number"
+    elif not low <= value <= high:
+        problem = "out of range"
+    else:
+        return int(value)
+    raise ConfigError(f'field "{key}" is {_json_value(value)} ({problem})',
+                      f"a whole number from {low:,} to {high:,}")
+
+
+def _need_int(cfg: Mapping[str, Any], keys: tuple[str, ...],
+              bounds: tuple[int, int] | None = None) -> int:
+    key, value = _find(cfg, keys)
     if value is None:
         alternatives = f" (or {', '.join(keys[1:])})" if len(keys) > 1 else ""
-        raise ValueError(f"config.json lacks {keys[0]!r}{alternatives}")
-    try:
-        number = int(value)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"config.json field {keys[0]!r} is not an integer: {value!r}") from exc
-    if number < 0:
-        raise ValueError(f"config.json field {keys[0]!r} is negative: {number}")
-    return number
+        raise ConfigError(f'field "{keys[0]}"{alternatives} is missing',
+                          "every field that describes the architecture")
+    return _whole(key, value, bounds or _CONFIG_BOUNDS.get(keys[0], (0, 10_000_000)))
 
 
-def _opt_int(cfg: Mapping[str, Any], keys: tuple[str, ...], default: int) -> int:
-    return _need_int(cfg, keys) if _find(cfg, keys) is not None else default
+def _opt_int(cfg: Mapping[str, Any], keys: tuple[str, ...], default: int,
+             bounds: tuple[int, int] | None = None) -> int:
+    """The field if the config sets it to anything but null or 0-like absence, else default."""
+    return _need_int(cfg, keys, bounds) if _find(cfg, keys)[1] is not None else default
+
+
+def _flag_int(cfg: Mapping[str, Any], key: str, default: int) -> int:
+    """An optional field where null, false and 0 all mean "not set"."""
+    value = cfg.get(key)
+    return default if value is None or value is False or value == 0 else _need_int(cfg, (key,))
 
 
 def _flatten(cfg: Mapping[str, Any]) -> dict[str, Any]:
@@ -435,8 +522,6 @@ def _analyse(cfg: Mapping[str, Any]) -> _Arch:
     n_heads = _need_int(c, _HEAD_KEYS)
     vocab = _need_int(c, ("vocab_size",))
     max_context = _need_int(c, _CONTEXT_KEYS)
-    if n_layers == 0 or h == 0 or n_heads == 0:
-        raise ValueError("config.json has zero layers, hidden_size or attention heads")
     if (
         c.get("multi_query")
         and not c.get("new_decoder_architecture")
@@ -444,8 +529,12 @@ def _analyse(cfg: Mapping[str, Any]) -> _Arch:
     ):
         n_kv = 1
     else:
-        n_kv = _opt_int(c, _KV_KEYS, n_heads)
-    head_dim = _opt_int(c, ("head_dim",), h // n_heads)
+        n_kv = _opt_int(c, _KV_KEYS, n_heads, (1, n_heads))
+    if n_heads % n_kv:
+        raise ConfigError(f'field "{_find(c, _HEAD_KEYS)[0]}" ({n_heads}) is not a multiple of '
+                          f'"{_find(c, _KV_KEYS)[0]}" ({n_kv})',
+                          "query heads shared evenly by the key/value heads")
+    head_dim = _opt_int(c, ("head_dim",), max(1, h // n_heads))
     non_gated = mt in _NON_GATED
     norm_size = 2 * h if non_gated else h  # LayerNorm has a bias, RMSNorm does not
     tie = bool(c.get("tie_word_embeddings", mt in _TIED_BY_DEFAULT))
@@ -457,13 +546,13 @@ def _analyse(cfg: Mapping[str, Any]) -> _Arch:
 
     # Attention (per layer).
     mla_kv_dim = 0
-    kv_lora = c.get("kv_lora_rank")
+    kv_lora = _flag_int(c, "kv_lora_rank", 0)
     if kv_lora:
         rope = _need_int(c, ("qk_rope_head_dim",))
         nope = _need_int(c, ("qk_nope_head_dim",))
         v_dim = _need_int(c, ("v_head_dim",))
-        q_lora = int(c.get("q_lora_rank") or 0)
-        kv_r = int(kv_lora)
+        q_lora = _flag_int(c, "q_lora_rank", 0)
+        kv_r = kv_lora
         q_out = n_heads * (nope + rope)
         q = h * q_lora + q_lora + q_lora * q_out if q_lora else h * q_out
         attn = q + h * (kv_r + rope) + kv_r + kv_r * n_heads * (nope + v_dim) + n_heads * v_dim * h
@@ -497,15 +586,20 @@ def _analyse(cfg: Mapping[str, Any]) -> _Arch:
             return 2 * h * inter + ((inter + h) if biased else 0)
         return 3 * h * inter + ((2 * inter + h) if c.get("mlp_bias") else 0)
 
-    n_experts = _opt_int(c, _EXPERT_KEYS, 0)
-    top_k = _opt_int(c, _TOPK_KEYS, 0) if n_experts else 0
+    n_experts = _opt_int(c, _EXPERT_KEYS, 0, _CONFIG_BOUNDS["num_local_experts"])
+    top_k = _opt_int(c, _TOPK_KEYS, 0, (1, n_experts)) if n_experts else 0
     if n_experts and not top_k:
-        raise ValueError("config.json has experts but lacks 'num_experts_per_tok'")
+        raise ConfigError(f'field "{_find(c, _EXPERT_KEYS)[0]}" is {n_experts} but '
+                          '"num_experts_per_tok" is missing', "both for a mixture of experts")
     if n_experts:
-        first_dense = int(c.get("first_k_dense_replace") or 0)
-        freq = int(c.get("moe_layer_freq") or 1)
-        step = int(c.get("decoder_sparse_step") or 1)
-        mlp_only = {int(i) for i in (c.get("mlp_only_layers") or [])}
+        first_dense = _flag_int(c, "first_k_dense_replace", 0)
+        freq = _flag_int(c, "moe_layer_freq", 1)
+        step = _flag_int(c, "decoder_sparse_step", 1)
+        listed = c.get("mlp_only_layers") or []
+        if not isinstance(listed, list) or len(listed) > n_layers:
+            raise ConfigError(f'field "mlp_only_layers" is {_json_value(listed)}',
+                              f"a list of at most {n_layers:,} layer numbers")
+        mlp_only = {_whole("mlp_only_layers", i, (0, n_layers)) for i in listed}
         moe_layers = sum(
             1
             for i in range(n_layers)
@@ -521,8 +615,8 @@ def _analyse(cfg: Mapping[str, Any]) -> _Arch:
         e_inter = _opt_int(c, ("moe_intermediate_size",), 0) or _need_int(c, _FFN_KEYS)
         per_expert = 3 * h * e_inter + ((2 * e_inter + h) if mt == "gpt_oss" else 0)
         router = h * n_experts + (n_experts if mt in {"gpt_oss", "deepseek_v3"} else 0)
-        shared = int(c.get("n_shared_experts") or 0) * 3 * h * e_inter
-        shared_inter = int(c.get("shared_expert_intermediate_size") or 0)
+        shared = _flag_int(c, "n_shared_experts", 0) * 3 * h * e_inter
+        shared_inter = _flag_int(c, "shared_expert_intermediate_size", 0)
         if shared_inter:
             shared += 3 * h * shared_inter + h  # shared expert + its sigmoid gate
         expert_total = float(moe_layers * n_experts * per_expert)
@@ -566,27 +660,68 @@ def count_params(cfg: Mapping[str, Any]) -> tuple[float, float, float]:
 
 
 def read_hf_config(path: Path) -> dict[str, float | str]:
-    """Read a local Hugging Face ``config.json`` into a model row (all of ``MODEL_FIELDS``).
+    """Read a local Hugging Face ``config.json`` into a model row (all of ``MODEL_FIELDS``);
+    see :func:`read_config_file`."""
+    return read_config_file(path)[0]
 
-    Parameter counts come from :func:`count_params`; numeric values are floats. Raises
-    ``ValueError`` if the file is not valid JSON or lacks a field the row needs.
+
+def _clean(text: object, limit: int = 200) -> str:
+    """Text from a config, safe in a workbook cell and a PDF: controls dropped, shortened."""
+    return _UNPRINTABLE.sub("", str(text))[:limit]
+
+
+def read_config_file(path: Path, shown: str | None = None
+                     ) -> tuple[dict[str, float | str], InputFile]:
+    """Read a local Hugging Face ``config.json`` into a model row (all of ``MODEL_FIELDS``) and
+    the identity of the file read.
+
+    The file must be a regular file of at most MAX_CONFIG_BYTES (see reportgen.inputfiles);
+    every field used must be a whole number within its bound (_CONFIG_BOUNDS: NaN, Infinity,
+    1e300 or true are refused by name), and the parameters counted from them at most
+    MAX_CONFIG_PARAMS_B billion. Parameter counts come from :func:`count_params`; numeric
+    values are floats. Raises :class:`ConfigError` naming the file (as ``shown``, default
+    ``path``) and the field.
     """
+    shown = shown if shown is not None else str(path)
+    expected = "a readable Hugging Face config.json"
     try:
-        cfg = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ValueError(f"cannot read {Path(path).name} as JSON: {exc}") from exc
+        data, origin = read_input(path, what="a Hugging Face config.json", shown=shown,
+                                  limit=MAX_CONFIG_BYTES,
+                                  too_big="(a config.json is a few KiB): is it the right file?")
+    except InputFileError as err:
+        raise ConfigError(str(err).rstrip("."), expected) from None
+    try:
+        # NaN and Infinity (not JSON, but Python writes them) become floats, refused by field
+        cfg = json.loads(data.decode("utf-8"), parse_constant=float)
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{shown} is not UTF-8 text (byte {exc.start:,})", expected) from None
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"{shown} is not valid JSON ({exc.msg}: line {exc.lineno}, column "
+                          f"{exc.colno})", expected) from None
+    except (ValueError, RecursionError) as exc:  # a 5,000-digit number; nesting 100,000 deep
+        detail = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
+        raise ConfigError(f"{shown} is not usable JSON ({detail})", expected) from None
     if not isinstance(cfg, dict):
-        raise ValueError(f"{Path(path).name} does not hold a JSON object")
-    arch = _analyse(cfg)
+        raise ConfigError(f"{shown} holds a JSON {type(cfg).__name__}, not an object",
+                          "a Hugging Face config.json ({...} with the model's fields)")
+    try:
+        arch = _analyse(cfg)
+    except ConfigError as err:
+        raise err.in_file(shown) from None
+    if arch.total / 1e9 > MAX_CONFIG_PARAMS_B:
+        raise ConfigError(
+            f"{shown}: the parameters counted from its fields come to "
+            f"{arch.total / 1e9:,.0f} B", f"at most {MAX_CONFIG_PARAMS_B:,.0f} B; check "
+            "hidden_size, intermediate_size, vocab_size and the expert counts")
     architectures = cfg.get("architectures")
-    if isinstance(architectures, list) and architectures:
-        architecture = str(architectures[0])
+    if isinstance(architectures, list) and architectures and isinstance(architectures[0], str):
+        architecture = _clean(architectures[0])
     else:
-        architecture = arch.model_type
-    name_or_path = str(cfg.get("_name_or_path") or "")
+        architecture = _clean(arch.model_type)
+    name_or_path = _clean(cfg.get("_name_or_path") or "")
     # A local config describes its own checkpoint: it is named by its path, and the Hugging Face
     # id it was derived from is only recorded (it may be a catalog model's id).
-    return {
+    row: dict[str, float | str] = {
         "hf_id": "",
         "aliases": "",
         "architecture": architecture,
@@ -607,3 +742,4 @@ def read_hf_config(path: Path) -> dict[str, float | str]:
         "notes": "parameters counted from the architecture by reportgen.catalog.count_params"
         + (f"; _name_or_path {name_or_path}" if name_or_path else ""),
     }
+    return row, origin

@@ -68,14 +68,25 @@ STATUS_XL = (
 )
 
 
+def configurations(frame: pd.DataFrame) -> list[str]:
+    """Each row's configuration in words, e.g. "H200-SXM, TP 2, fp8 weights, fp8 KV,
+    tensorrt-llm" (a blank precision: "as-shipped")."""
+    pp = frame["pp"].to_numpy(dtype=float) if "pp" in frame else np.ones(len(frame))
+    out = []
+    for gpu, tp, p, weights, kv, engine in zip(
+        frame["gpu"].tolist(), frame["tp"].to_numpy(dtype=float).tolist(), pp.tolist(),
+        frame["weight_dtype"].tolist(), frame["kv_dtype"].tolist(), frame["engine"].tolist(),
+        strict=True,
+    ):
+        stages = f", PP {p:g}" if p > 1 else ""
+        out.append(f"{gpu}, TP {tp:g}{stages}, {weights or 'as-shipped'} weights, "
+                   f"{kv or 'as-shipped'} KV, {engine}")
+    return out
+
+
 def configuration(row: pd.Series | dict[str, object]) -> str:
-    """A configuration in words, e.g. "H200-SXM, TP 2, fp8 weights, fp8 KV, tensorrt-llm"."""
-    parts = [str(row["gpu"]), f"TP {float(row['tp']):g}"]  # type: ignore[arg-type]
-    if "pp" in row and float(row["pp"]) > 1:  # type: ignore[arg-type]
-        parts.append(f"PP {float(row['pp']):g}")  # type: ignore[arg-type]
-    parts += [f"{row['weight_dtype'] or 'as-shipped'} weights",
-              f"{row['kv_dtype'] or 'as-shipped'} KV", str(row["engine"])]
-    return ", ".join(parts)
+    """One row's configuration in words (see :func:`configurations`)."""
+    return configurations(pd.DataFrame([dict(row)]))[0]
 
 
 def _money(value: float) -> str:
@@ -116,12 +127,12 @@ def choice(results: pd.DataFrame) -> pd.DataFrame:
 def _runner_up(search: Search, n: int) -> tuple[list[str], np.ndarray]:
     """Per row: the second-best configuration that meets the targets, and its monthly cost."""
     second = search.kept[(search.kept["rank"] == 2) & search.kept["feasible"]]
-    text = [""] * n
+    rows = second["row"].to_numpy(dtype=int)
+    text = np.full(n, "", dtype=object)
+    text[rows] = configurations(second)
     cost = np.full(n, np.nan)
-    for _, r in second.iterrows():
-        text[int(r["row"])] = configuration(r)
-        cost[int(r["row"])] = float(r["monthly_cost"])
-    return text, cost
+    cost[rows] = second["monthly_cost"].to_numpy(dtype=float)
+    return text.tolist(), cost
 
 
 def decide(results: pd.DataFrame, search: Search, typed: pd.DataFrame) -> pd.DataFrame:
@@ -135,76 +146,94 @@ def decide(results: pd.DataFrame, search: Search, typed: pd.DataFrame) -> pd.Dat
     chosen = choice(results)
     status = chosen["status"].to_numpy(dtype=object)
     feasible = results["in_plan_total"].to_numpy(dtype=float) == 1
-    plan = (results["role"] == "plan").to_numpy()
     cost = results["monthly_cost"].to_numpy(dtype=float)
     runner_text, runner_cost = _runner_up(search, n)
     typed_feasible = typed["in_plan_total"].to_numpy(dtype=float) == 1
     typed_cost = np.where(typed_feasible, typed["monthly_cost"].to_numpy(dtype=float), np.nan)
-    keys = results["workload_key"].to_numpy(dtype=object)
-    chosen_of = {keys[i]: int(i) for i in np.flatnonzero(status == CHOSEN)}
-    sizes = pd.Series(keys[plan]).value_counts().to_dict()
-    decisions = []
-    for i in range(n):
-        decisions.append(_sentence(i, str(status[i]), results, chosen_of.get(keys[i]),
-                                   int(sizes.get(keys[i], 0)), search, runner_cost[i]))
     return pd.DataFrame({
         "status": status,
         "counted": chosen["counted"],
-        "decision": decisions,
+        "decision": _sentences(results, status, search, runner_cost),
         "candidates_evaluated": search.evaluated.astype(float),
         "searched": [", ".join(cols) for cols in search.searched],
         "runner_up": runner_text,
         "runner_up_monthly_cost": runner_cost,
         "margin_monthly_cost": runner_cost - cost,
-        "typed_configuration": [configuration(typed.iloc[i]) for i in range(n)],
+        "typed_configuration": configurations(typed),
         "typed_monthly_cost": typed_cost,
         "saving_monthly_cost": np.where(feasible, typed_cost - cost, np.nan),
     }, index=results.index)
 
 
-def _sentence(i: int, status: str, results: pd.DataFrame, chosen: int | None, options: int,
-              search: Search, runner_cost: float) -> str:
-    row = results.iloc[i]
-    if status == COMPARE:
-        if row["method"] == "tutorial":
-            return "The tutorial's own arithmetic, shown for comparison; not budgeted."
-        return "Kept for comparison (role compare); not budgeted."
-    if status == NO_FIT:
-        return ("Not budgeted: no configuration searched meets its targets "
-                f"({row['bottleneck']}).")
-    cost = float(row["monthly_cost"])
-    if status == OPTION and chosen is not None:
-        other = results.iloc[chosen]
-        extra = cost - float(other["monthly_cost"])
-        return (f"Not chosen: {_money(extra)}/month ({_share(extra, float(other['monthly_cost']))})"
-                f" more than \"{other['scenario']}\", the cheapest option of workload "
-                f"\"{row['workload']}\" that meets its targets.")
-    parts = []
-    if options > 1:
-        rivals = results[(results["workload_key"] == row["workload_key"])
-                         & (results["role"] == "plan") & (results["in_plan_total"] == 1)
-                         & (results.index != results.index[i])]
-        parts.append(f"Chosen: the cheapest of {options} options of workload "
-                     f"\"{row['workload']}\" that meet their targets.")
-        if not rivals.empty:
-            rival = rivals.loc[rivals["monthly_cost"].idxmin()]
-            extra = float(rival["monthly_cost"]) - cost
-            parts.append(f"The next, \"{rival['scenario']}\", costs {_money(extra)}/month "
-                         f"({_share(extra, cost)}) more.")
+def _sentences(results: pd.DataFrame, status: np.ndarray, search: Search,
+               runner_cost: np.ndarray) -> list[str]:
+    """Why each row is or is not budgeted, in words."""
+    names = results["scenario"].tolist()
+    workloads = results["workload"].tolist()
+    keys = results["workload_key"].tolist()
+    costs = results["monthly_cost"].to_numpy(dtype=float).tolist()
+    methods = results["method"].tolist()
+    bottlenecks = results["bottleneck"].tolist()
+    plan = (results["role"] == "plan").to_numpy()
+    feasible = results["in_plan_total"].to_numpy(dtype=float) == 1
+    # per workload: its plan rows that meet their targets, cheapest first; and its plan rows
+    competing: dict[str, list[int]] = {}
+    options: dict[str, int] = {}
+    for i in np.flatnonzero(plan).tolist():
+        options[keys[i]] = options.get(keys[i], 0) + 1
+        if feasible[i]:
+            competing.setdefault(keys[i], []).append(i)
+    for members in competing.values():
+        members.sort(key=lambda i: (round(costs[i], 2), i))
+    out = []
+    for i in range(len(names)):
+        if status[i] == COMPARE:
+            out.append("The tutorial's own arithmetic, shown for comparison; not budgeted."
+                       if methods[i] == "tutorial" else
+                       "Kept for comparison (role compare); not budgeted.")
+            continue
+        if status[i] == NO_FIT:
+            out.append("Not budgeted: no configuration searched meets its targets "
+                       f"({bottlenecks[i]}).")
+            continue
+        ranked = competing.get(keys[i], [])
+        best = next((j for j in ranked if status[j] == CHOSEN), None)
+        if status[i] == OPTION and best is not None:
+            extra = costs[i] - costs[best]
+            out.append(f"Not chosen: {_money(extra)}/month ({_share(extra, costs[best])}) more "
+                       f"than \"{names[best]}\", the cheapest option of workload "
+                       f"\"{workloads[i]}\" that meets its targets.")
+            continue
+        parts = []
+        if options.get(keys[i], 0) > 1:
+            parts.append(f"Chosen: the cheapest of {options[keys[i]]} options of workload "
+                         f"\"{workloads[i]}\" that meet their targets.")
+            rival = next((j for j in ranked if j != i), None)
+            if rival is not None:
+                extra = costs[rival] - costs[i]
+                parts.append(f"The next, \"{names[rival]}\", costs {_money(extra)}/month "
+                             f"({_share(extra, costs[i])}) more.")
+        parts.append(_searched_sentence(i, search, runner_cost[i], costs[i],
+                                        options.get(keys[i], 0) > 1))
+        out.append(" ".join(p for p in parts if p) or "Budgeted as given.")
+    return out
+
+
+def _searched_sentence(i: int, search: Search, runner_cost: float, cost: float,
+                       several_rows: bool) -> str:
     evaluated = int(search.evaluated[i])
-    if evaluated > 1:
-        searched = ", ".join(search.searched[i])
-        tail = ""
-        if np.isfinite(runner_cost):
-            margin = runner_cost - cost
-            tail = (f"; the runner-up costs {_money(margin)}/month ({_share(margin, cost)}) "
-                    "more" if round(margin, 2) > 0 else
-                    "; the runner-up costs the same, and this one needs no more GPUs and has "
-                    "the lower time per token")
-        within = " within the row" if options > 1 else ""
-        parts.append(f"Cheapest of {evaluated} configurations searched ({searched}){within}"
-                     f"{tail}.")
-    return " ".join(parts) if parts else "Budgeted as given."
+    if evaluated <= 1:
+        return ""
+    searched = ", ".join(search.searched[i])
+    tail = ""
+    if np.isfinite(runner_cost):
+        margin = runner_cost - cost
+        tail = (f"; the runner-up costs {_money(margin)}/month ({_share(margin, cost)}) more"
+                if round(margin, 2) > 0 else
+                "; the runner-up costs the same, and this one needs no more GPUs and has the "
+                "lower time per token")
+    within = " within the row" if several_rows else ""
+    return f"Cheapest of {evaluated} configurations searched ({searched}){within}{tail}."
 
 
 def as_typed(scenarios: pd.DataFrame, specs: pd.DataFrame, best: pd.DataFrame) -> pd.DataFrame:

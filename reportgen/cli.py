@@ -104,11 +104,19 @@ def build(input_path: Path | None, out_dir: Path, title: str, formats: tuple[str
 @click.option("--debug", is_flag=True, help="Show tracebacks.")
 def estimate(input_path: Path, as_json: bool, debug: bool) -> None:
     """Estimate INPUT and print the results (CSV, or JSON with --json) to stdout."""
-    from reportgen.pipeline import load, make_plan, results_json, write_results_csv
+    from reportgen.pipeline import (
+        load,
+        make_plan,
+        refuse_stdout_over_input,
+        results_json,
+        write_results_csv,
+    )
     from reportgen.stamp import stamped_results
 
     def action() -> None:
+        refuse_stdout_over_input(sys.stdout, input_path)  # before the read: say what happened
         checked = load(input_path)
+        refuse_stdout_over_input(sys.stdout, input_path, checked.inputs)
         plan = make_plan(checked, input_path.name)
         _warn(checked.warnings)
         if as_json:
@@ -129,7 +137,13 @@ def validate(input_path: Path, debug: bool) -> None:
     def action() -> None:
         checked = load(input_path)
         _warn(checked.warnings)
-        click.echo(f"{input_path}: {len(checked.scenarios)} scenarios, no problems.")
+        n, w = len(checked.scenarios), len(checked.warnings)
+        scenarios = f"{n:,} scenario{'s' if n != 1 else ''}"
+        if w:
+            click.echo(f"{input_path}: {scenarios}, no errors, {w:,} warning"
+                       f"{'s' if w != 1 else ''} (above): read before you build.")
+        else:
+            click.echo(f"{input_path}: {scenarios}, no problems.")
 
     _guarded(debug, action)
 

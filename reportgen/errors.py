@@ -2,7 +2,11 @@
 
 * ReportgenError
   x InputError                  the user can fix it: exit code 2, nothing written
-    + ScenarioFileError         missing, empty, unreadable or oversized input file
+    + InputFileError            a file the user named cannot be read: missing, not a regular
+                                file (a folder, pipe or device), unreadable or over its limit
+      + ScenarioFileError       the scenario file cannot be used: also empty, mis-encoded,
+                                corrupt or hostile
+    + OutputOverInputError      an output would replace a file the build reads
     + ScenarioValidationError   one or more cell-level problems, all listed in ``issues``
     + PlanFileError             review: the plan file is not a readable reportgen output
     + ActualsError              review: problems in the actuals, all listed in ``problems``
@@ -26,8 +30,16 @@ class InputError(ReportgenError):
     """The input is wrong in a way the user can fix."""
 
 
-class ScenarioFileError(InputError):
+class InputFileError(InputError):
+    """A file the user named cannot be read (see reportgen.inputfiles)."""
+
+
+class ScenarioFileError(InputFileError):
     """The scenario file itself cannot be used (missing, empty, corrupt, too large)."""
+
+
+class OutputOverInputError(InputError):
+    """An output path resolves to a file the build reads: writing it would destroy the input."""
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,10 @@ render (results CSV/JSON, workbook, PDF)."""
 from __future__ import annotations
 
 import datetime as dt
+import io
 import json
+import os
+import stat
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,7 +21,8 @@ from reportgen.choose import as_typed, decide
 from reportgen.columns import OUTPUT_COLUMNS
 from reportgen.digest import inputs_digest, reference_digest
 from reportgen.engine import estimate
-from reportgen.errors import InputError
+from reportgen.errors import InputError, OutputOverInputError
+from reportgen.inputfiles import InputFile, find_overwritten_input
 from reportgen.levers import with_levers
 from reportgen.outputs import staged_outputs
 from reportgen.plan import Plan, Provenance
@@ -111,36 +115,87 @@ def _check_size(checked: ValidatedInput, input_name: str, formats: tuple[str, ..
             )
 
 
+_OUTPUT_KINDS = {"csv": "the results CSV", "xlsx": "the workbook", "pdf": "the PDF report"}
+
+
+def refuse_overwriting_inputs(outputs: dict[str, Path], inputs: tuple[InputFile, ...]) -> None:
+    """OutputOverInputError if any output path ({format: path}) is a file the build read: the
+    same path, a link to it, or a spelling the file system takes for it (case)."""
+    for fmt, path in outputs.items():
+        source = find_overwritten_input(path, inputs)
+        if source is not None:
+            same = " (the same file under another name)" if path != Path(source.shown) else ""
+            raise OutputOverInputError(
+                f"{_OUTPUT_KINDS.get(fmt, 'an output')} would be written to {path}, which is "
+                f"{source.shown}, an input of this build{same}; writing it would destroy the "
+                "input, so nothing was written. Build into another folder (--out), or copy the "
+                "input elsewhere first."
+            )
+
+
+def refuse_stdout_over_input(stream: TextIO, path: Path,
+                             inputs: tuple[InputFile, ...] = ()) -> None:
+    """OutputOverInputError if ``stream`` (standard output) is redirected into the scenario file
+    ``path`` or any of ``inputs``: `reportgen estimate plan.csv > plan.csv`."""
+    try:
+        written = os.fstat(stream.fileno())
+    except (OSError, ValueError, io.UnsupportedOperation):
+        return  # not a file (a terminal, a pipe, a test's capture)
+    if not stat.S_ISREG(written.st_mode):
+        return
+    identity = (written.st_dev, written.st_ino)
+    named = [source for source in inputs if (source.device, source.inode) == identity]
+    try:
+        scenario = path.stat()
+    except (OSError, ValueError):
+        scenario = None
+    if scenario is not None and (scenario.st_dev, scenario.st_ino) == identity:
+        emptied = " (the shell emptied it before reportgen started)" if not scenario.st_size else ""
+        raise OutputOverInputError(
+            f"standard output is redirected into the scenario file {path}{emptied}; nothing "
+            "was written. Send the results to another file."
+        )
+    if named:
+        raise OutputOverInputError(
+            f"standard output is redirected into {named[0].shown}, an input of this build; "
+            "nothing was written. Send the results to another file."
+        )
+
+
 def build(options: BuildOptions, progress: Callable[[str], None] | None = None) -> BuildResult:
-    """Build every requested output; nothing is written unless everything succeeds."""
+    """Build every requested output; nothing is written unless everything succeeds, and no
+    output may replace a file the build reads."""
     step = progress or (lambda _: None)
     step("reading and validating")
     checked = load(options.input_path)
+    stem = options.input_path.stem
+    names = {"csv": f"{stem}-results.csv", "xlsx": f"{stem}.xlsx", "pdf": f"{stem}.pdf"}
+    refuse_overwriting_inputs({fmt: options.out_dir / names[fmt] for fmt in options.formats},
+                              checked.inputs)
     _check_size(checked, options.input_path.name, options.formats)
     plan = make_plan(checked, options.input_path.name, options.title, options.generated)
     if {"xlsx", "pdf"} & set(options.formats):
         step("weighing the levers of each plan row")
         plan = with_levers(plan)
-    stem = options.input_path.stem
     outputs: list[Path] = []
     with staged_outputs(options.out_dir) as stage:
         if "csv" in options.formats:
             step("writing results CSV")
-            path = options.out_dir / f"{stem}-results.csv"
+            path = options.out_dir / names["csv"]
             stage(path, lambda p: write_results_csv(stamped_results(plan), p))
             outputs.append(path)
         if "xlsx" in options.formats:
             step("writing workbook")
             from reportgen.render.workbook import write_workbook
 
-            path = options.out_dir / f"{stem}.xlsx"
+            path = options.out_dir / names["xlsx"]
             stage(path, lambda p: write_workbook(plan, p))
             outputs.append(path)
         if "pdf" in options.formats:
             step("writing PDF report")
             from reportgen.render.pdf import write_pdf
 
-            path = options.out_dir / f"{stem}.pdf"
+            path = options.out_dir / names["pdf"]
             stage(path, lambda p: write_pdf(plan, p))
             outputs.append(path)
     return BuildResult(plan, tuple(outputs), checked.warnings)

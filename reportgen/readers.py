@@ -2,31 +2,90 @@
 what the file format needs: encoding, delimiter, the sheet to read.
 
 The raw table keeps every cell as the file had it (text, or a number from XLSX) together with the
-row number a spreadsheet would show, so that validation can point at the exact cell.
+row number a spreadsheet would show, so that validation can point at the exact cell. Cells are
+held column by column (a :class:`Grid`), the shape validation checks them in.
+
+The file is read through :func:`reportgen.inputfiles.read_input`: a regular file only, at most
+MAX_INPUT_BYTES, never written.
 """
 
 from __future__ import annotations
 
 import csv
+import functools
 import hashlib
 import io
 import re
 import zipfile
-from dataclasses import dataclass
-from itertools import zip_longest
+import zlib
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import overload
+from xml.parsers.expat import ExpatError
 
-from reportgen.errors import ScenarioFileError
+from reportgen.errors import InputFileError, ScenarioFileError
+from reportgen.inputfiles import InputFile, read_input
+from reportgen.xlsx_input import FormulaWithoutValue, read_sheet
 
 MAX_INPUT_BYTES = 200 * 1024 * 1024  # a 1,000,000-row CSV is about 100 MB
-MAX_XLSX_UNCOMPRESSED_BYTES = 500 * 1024 * 1024  # refuse "zip bombs" before parsing
-MAX_XLSX_MEMBERS = 10_000
-MAX_XLSX_ROWS = 1_048_576  # Excel's own limit; a row number beyond it means a damaged file
 OLE_SIGNATURE = bytes.fromhex("D0CF11E0A1B11AE1")  # encrypted .xlsx and legacy .xls
 ZIP_SIGNATURE = b"PK\x03\x04"  # .xlsx (and .ods, .zip)
 UTF8_BOM = b"\xef\xbb\xbf"
 _SEP_LINE = re.compile(r'^"?sep=(.)"?\r?$', re.IGNORECASE)  # Excel's "sep=;" first line
+_FormulaWithoutValue = FormulaWithoutValue  # the name validation knows it by
+
+
+class Grid(Sequence[tuple[int, list[object]]]):
+    """Data rows held column by column: ``columns[j][i]`` is the cell of row ``numbers[i]``
+    under header position ``j`` (None where the row has no cell there).
+
+    ``extras`` holds, for the rows that have them, the cells right of the last header column
+    ({row index: {column position: value}}): kept apart so that one stray cell far to the right
+    costs one entry, not a column. Iterating gives ``(row number, cells)`` pairs, as
+    ``RawTable.rows`` always has.
+    """
+
+    def __init__(self, numbers: list[int], columns: list[list[object]],
+                 extras: dict[int, dict[int, object]] | None = None) -> None:
+        self.numbers = numbers
+        self.columns = columns
+        self.extras = extras or {}
+
+    @classmethod
+    def from_rows(cls, rows: Sequence[tuple[int, Sequence[object]]], width: int) -> Grid:
+        """A grid of ``width`` columns from (row number, cells) pairs."""
+        numbers = [n for n, _ in rows]
+        padded = [list(cells[:width]) + [None] * (width - len(cells)) for _, cells in rows]
+        columns = [list(column) for column in zip(*padded, strict=True)] if padded else [
+            [] for _ in range(width)]
+        extras = {i: {j: cells[j] for j in range(width, len(cells)) if cells[j] is not None}
+                  for i, (_, cells) in enumerate(rows) if len(cells) > width}
+        return cls(numbers, columns, {i: e for i, e in extras.items() if e})
+
+    def __len__(self) -> int:
+        return len(self.numbers)
+
+    @overload
+    def __getitem__(self, i: int) -> tuple[int, list[object]]: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[tuple[int, list[object]]]: ...
+    def __getitem__(self, i: int | slice) -> tuple[int, list[object]] | list[
+            tuple[int, list[object]]]:
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(len(self)))]
+        if i < 0:
+            i += len(self)
+        cells = [column[i] for column in self.columns]
+        extra = self.extras.get(i)
+        if extra:
+            cells += [None] * (max(extra) + 1 - len(cells))
+            for j, value in extra.items():
+                cells[j] = value
+        return self.numbers[i], cells
+
+    def __iter__(self) -> Iterator[tuple[int, list[object]]]:
+        return (self[i] for i in range(len(self)))
 
 
 @dataclass(frozen=True)
@@ -35,10 +94,22 @@ class RawTable:
 
     source: str  # the name shown in messages
     header: list[str]
-    rows: list[tuple[int, list[object]]]
+    rows: Sequence[tuple[int, list[object]]]  # a Grid when read from a file
     sha256: str
     delimiter: str = ","  # CSV only; ';' implies decimal commas are allowed
     kind: str = "csv"  # "csv" or "xlsx": what the file was, for the hints in messages
+    merged: tuple[str, ...] = ()  # XLSX: merged ranges of the sheet ("B4:B6")
+    origin: InputFile | None = field(default=None, compare=False)  # the file it was read from
+
+    @functools.cached_property
+    def grid(self) -> Grid:
+        """The rows column by column (the rows themselves when they already are a Grid)."""
+        if isinstance(self.rows, Grid):
+            return self.rows
+        width = len(self.header)
+        while width and not self.header[width - 1]:
+            width -= 1  # blank header cells at the end are no columns: cells there are extra
+        return Grid.from_rows(self.rows, width)
 
 
 def read_table(path: Path) -> RawTable:
@@ -49,27 +120,13 @@ def read_table(path: Path) -> RawTable:
     """
     source = str(path)
     try:
-        if not path.exists():
-            raise ScenarioFileError(
-                f"{source}: no such file. Check the path, or run `reportgen build` without an "
-                "argument to use inputs/scenarios.csv."
-            )
-        if path.is_dir():
-            raise ScenarioFileError(
-                f"{source} is a folder; expected a .csv or .xlsx scenario file."
-            )
-        size = path.stat().st_size
-        if size > MAX_INPUT_BYTES:
-            raise ScenarioFileError(
-                f"{source} is {size / 2**20:,.0f} MiB; the limit is "
-                f"{MAX_INPUT_BYTES / 2**20:,.0f} MiB (about 2,000,000 scenarios). Split the file."
-            )
-        data = path.read_bytes()
-    except OSError as err:
-        raise ScenarioFileError(
-            f"{source} cannot be read: {err.strerror or err}. Check that the file exists and "
-            "that you may read it."
-        ) from None
+        data, origin = read_input(
+            path, what="a .csv or .xlsx scenario file", limit=MAX_INPUT_BYTES,
+            missing="Check the path, or run `reportgen build` without an argument to use "
+                    "inputs/scenarios.csv.",
+            too_big="(about 2,000,000 scenarios). Split the file.")
+    except InputFileError as err:
+        raise ScenarioFileError(str(err)) from None
     if not data:
         raise ScenarioFileError(
             f"{source} is empty (0 bytes); expected a header row with the column names and one "
@@ -84,14 +141,14 @@ def read_table(path: Path) -> RawTable:
             "clear it) and save it as .xlsx, or save it as CSV UTF-8."
         )
     if suffix in (".xlsx", ".xlsm"):
-        return _read_xlsx(source, data, digest)
+        return _read_xlsx(source, data, digest, origin)
     if suffix in (".csv", ".txt", ".tsv"):
         if data.startswith(ZIP_SIGNATURE):
             raise ScenarioFileError(
                 f"{source} is a zip archive (an Excel workbook?), not CSV text; rename it to "
                 ".xlsx, or save it from Excel as 'CSV UTF-8 (comma delimited)'."
             )
-        return _read_csv(source, data, digest)
+        return _read_csv(source, data, digest, origin)
     if suffix == ".xls":
         raise ScenarioFileError(
             f"{source} is a legacy .xls workbook; save it as .xlsx or CSV UTF-8 and try again."
@@ -145,7 +202,7 @@ def _sniff_delimiter(first_line: str) -> str:
     return best if counts[best] > 0 else ","
 
 
-def _read_csv(source: str, data: bytes, digest: str) -> RawTable:
+def _read_csv(source: str, data: bytes, digest: str, origin: InputFile) -> RawTable:
     text = _decode(source, data)
     first_line, _, rest = text.partition("\n")
     sep = _SEP_LINE.match(first_line.strip())
@@ -154,6 +211,57 @@ def _read_csv(source: str, data: bytes, digest: str) -> RawTable:
         first_line = rest.partition("\n")[0]
     else:
         delimiter = _sniff_delimiter(first_line)
+    table = _plain_csv(text, delimiter) if '"' not in text and "\x00" not in text else None
+    if table is None:
+        records = _csv_records(source, text, delimiter, 1 if sep else 0)
+        header = _header(records[0] if records else [])
+        table = header, Grid.from_rows(list(enumerate(records[1:], start=2)), len(header))
+    header, grid = table
+    if not header:
+        raise ScenarioFileError(
+            f"{source} has no header row on line 1; expected the column names "
+            "(scenario, model, gpu, peak_qps, ...)."
+        )
+    return RawTable(source, header, grid, digest, delimiter, origin=origin)
+
+
+def _header(cells: Sequence[object]) -> list[str]:
+    """Header cells as text, stripped, without the blank ones at the end."""
+    header = ["" if c is None else str(c).strip() for c in cells]
+    while header and not header[-1]:
+        header.pop()
+    return header
+
+
+def _plain_csv(text: str, delimiter: str) -> tuple[list[str], Grid] | None:
+    """The fast path for CSV without quotes: pandas' C tokenizer, column by column.
+
+    Without a quote character CSV has no escaping, so this reads exactly what the csv module
+    reads (tests compare the two); None when the file does not fit the fast path (a row with
+    more cells than the first line, no lines at all): the csv module then reads it.
+    """
+    import pandas as pd
+
+    try:
+        frame = pd.read_csv(io.StringIO(text), sep=delimiter, header=None, dtype=str,
+                            na_filter=False, keep_default_na=False, skip_blank_lines=False,
+                            quoting=csv.QUOTE_NONE, engine="c", encoding_errors="strict")
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError):
+        return None
+    columns: list[list[object]] = [frame[j].tolist() for j in frame.columns]
+    header = _header([column[0] for column in columns])
+    extras: dict[int, dict[int, object]] = {}
+    for j in range(len(header), len(columns)):  # cells under blank header cells at the end
+        for i, cell in enumerate(columns[j][1:]):
+            if str(cell).strip():
+                extras.setdefault(i, {})[j] = cell
+    data = [column[1:] for column in columns[: len(header)]]
+    return header, Grid(list(range(2, len(frame) + 1)), data, extras)
+
+
+def _csv_records(source: str, text: str, delimiter: str, offset: int) -> list[list[str]]:
+    """Every record, read by the csv module (strict about quotes); ScenarioFileError naming
+    the line of the first bad record (``offset``: lines before ``text`` in the file)."""
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
     records: list[list[str]] = []
     done = 0  # the last line of the last complete record: a bad record starts after it
@@ -162,95 +270,55 @@ def _read_csv(source: str, data: bytes, digest: str) -> RawTable:
             records.append(cells)
             done = reader.line_num
     except csv.Error as err:
-        line = done + 1
+        line = done + 1 + offset
+        if "field larger than field limit" in str(err):
+            after = text.split("\n", done)[-1] if done else text
+            raise ScenarioFileError(_long_cell(source, line, after.count('"') % 2 == 1)
+                                    ) from None
         raise ScenarioFileError(
-            f"{source}, line {line + (1 if sep else 0)}: not valid CSV ({err}); "
+            f"{source}, line {line}: not valid CSV ({err}); "
             'check the double quotes (") there: a quoted cell must end with a quote followed by '
             "the delimiter, or save the file again from a spreadsheet."
         ) from None
-    if not records or not any(cell.strip() for cell in records[0]):
-        raise ScenarioFileError(
-            f"{source} has no header row on line 1; expected the column names "
-            "(scenario, model, gpu, peak_qps, ...)."
-        )
-    header = [cell.strip() for cell in records[0]]
-    rows: list[tuple[int, list[object]]] = [
-        (n, list(cells)) for n, cells in enumerate(records[1:], start=2)
-    ]
-    return RawTable(source, header, rows, digest, delimiter)
+    return records
+
+
+def _long_cell(source: str, line: int, unclosed: bool) -> str:
+    limit = csv.field_size_limit()
+    if unclosed:
+        return (f'{source}, line {line}: a double quote (") opens a cell that is never closed, '
+                f"so the rest of the file reads as one cell of more than {limit:,} characters; "
+                "close the quote, or save the file again from a spreadsheet.")
+    return (f"{source}, line {line}: a cell is longer than {limit:,} characters; the cells of "
+            "a scenario file are names and numbers (at most 1,000 characters). Is it the right "
+            "file?")
 
 
 # --- XLSX ---------------------------------------------------------------------------------------
 
 
-def _check_archive(source: str, data: bytes) -> None:
-    """Refuse what is not a plausible .xlsx before any XML is parsed.
-
-    The expanded size is the sum of the sizes the archive declares; CPython's zipfile never
-    inflates a member beyond its declared size, so a lying header cannot get past this.
-    """
-    if not data.startswith(ZIP_SIGNATURE) or not zipfile.is_zipfile(io.BytesIO(data)):
-        raise ScenarioFileError(
-            f"{source} is not a valid .xlsx file (not a zip archive); is it damaged, or a CSV "
-            "file with the wrong suffix? Open it in Excel and save it again as .xlsx."
-        )
+def _read_xlsx(source: str, data: bytes, digest: str, origin: InputFile) -> RawTable:
     try:
-        with zipfile.ZipFile(io.BytesIO(data)) as archive:
-            members = archive.infolist()
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, OSError) as err:
-        raise ScenarioFileError(
-            f"{source} is a damaged .xlsx file ({err}); open it in Excel and save it again."
-        ) from None
-    expanded = sum(m.file_size for m in members)
-    if len(members) > MAX_XLSX_MEMBERS or expanded > MAX_XLSX_UNCOMPRESSED_BYTES:
-        raise ScenarioFileError(
-            f"{source} expands to {expanded / 2**20:,.0f} MiB in {len(members):,} parts; the "
-            f"limit is {MAX_XLSX_UNCOMPRESSED_BYTES / 2**20:,.0f} MiB and "
-            f"{MAX_XLSX_MEMBERS:,} parts. It is not a scenario table; save the scenarios as CSV."
-        )
-    if not any(m.filename == "[Content_Types].xml" for m in members):
-        raise ScenarioFileError(
-            f"{source} is a zip archive but not an Excel workbook (an OpenDocument .ods?); "
-            "save it as .xlsx (Excel Workbook) or CSV UTF-8."
-        )
-
-
-def _read_xlsx(source: str, data: bytes, digest: str) -> RawTable:
-    _check_archive(source, data)
-    import openpyxl  # deferred: only XLSX inputs pay for it
-
-    if not openpyxl.DEFUSEDXML:
-        raise ScenarioFileError(
-            f"{source}: reading .xlsx needs the defusedxml package (it protects against hostile "
-            "XML) and it is not installed; install it (`pip install defusedxml`) or use CSV."
-        )
-    try:
-        values = openpyxl.load_workbook(io.BytesIO(data), read_only=True, data_only=True)
-        formulas = openpyxl.load_workbook(io.BytesIO(data), read_only=True, data_only=False)
-    except Exception as err:  # openpyxl raises many types for a damaged file
-        raise ScenarioFileError(_unreadable(source, err)) from None
-    try:
-        names = {name.lower(): name for name in values.sheetnames}
-        sheet_name = names.get("scenarios", values.sheetnames[0])
-        header, rows = _xlsx_rows(source, values[sheet_name], formulas[sheet_name])
+        sheet = read_sheet(source, data)
     except ScenarioFileError:
         raise
-    except Exception as err:  # sheets are parsed lazily, while the rows are read
+    except (ExpatError, ValueError, LookupError, EOFError, OSError, zipfile.BadZipFile,
+            zlib.error, NotImplementedError, RecursionError) as err:  # a damaged or hostile file
         raise ScenarioFileError(_unreadable(source, err)) from None
-    finally:
-        values.close()
-        formulas.close()
+    header = _header(sheet.header)
     if not any(header):
         raise ScenarioFileError(
-            f"{source}, sheet {sheet_name}: row 1 is empty; expected the column names "
+            f"{source}, sheet {sheet.name}: row 1 is empty; expected the column names "
             "(scenario, model, gpu, peak_qps, ...)."
         )
-    return RawTable(f"{source} (sheet {sheet_name})", header, rows, digest, kind="xlsx")
+    grid = Grid(sheet.numbers, sheet.columns, sheet.extras)
+    return RawTable(f"{source} (sheet {sheet.name})", header, grid, digest, kind="xlsx",
+                    merged=sheet.merged, origin=origin)
 
 
 def _unreadable(source: str, err: BaseException) -> str:
     cause: BaseException | None = err
-    while cause is not None:  # openpyxl wraps the parser's error in its own
+    while cause is not None:  # the parser's error may be wrapped in another
         if type(cause).__module__.startswith("defusedxml"):
             return (f"{source} contains XML that reportgen refuses to parse "
                     f"({type(cause).__name__}: entity or DTD declarations, as in an XML bomb); it "
@@ -260,38 +328,3 @@ def _unreadable(source: str, err: BaseException) -> str:
     detail = " ".join(str(err).split())  # one line
     return (f"{source} cannot be read as a workbook ({type(err).__name__}: {detail}); open it in "
             "Excel and save it again as .xlsx.")
-
-
-def _xlsx_rows(source: str, value_sheet: Any, formula_sheet: Any
-               ) -> tuple[list[str], list[tuple[int, list[object]]]]:
-    """Header and non-empty rows of a sheet; formulas are never evaluated: a formula's cached
-    value is used, and one without a cached value becomes a _FormulaWithoutValue."""
-    for sheet in (value_sheet, formula_sheet):
-        sheet.reset_dimensions()  # read the cells present, not the size the file declares
-    value_rows = value_sheet.iter_rows(values_only=True)
-    formula_rows = formula_sheet.iter_rows(values_only=True)
-    header: list[str] = []
-    rows: list[tuple[int, list[object]]] = []
-    for n, (cells, raw) in enumerate(zip(value_rows, formula_rows, strict=False), start=1):
-        if n > MAX_XLSX_ROWS:
-            raise ScenarioFileError(
-                f"{source} has rows beyond Excel's limit of {MAX_XLSX_ROWS:,}; the file is "
-                "damaged or not a scenario table. Open it in Excel and save it again."
-            )
-        if n == 1:
-            header = ["" if c is None else str(c).strip() for c in cells]
-            continue
-        if not cells and not raw:
-            continue  # a row the file leaves out
-        row: list[object] = []
-        for value, original in zip_longest(cells, raw):
-            if value is None and isinstance(original, str) and original.startswith("="):
-                value = _FormulaWithoutValue(original)
-            row.append(value)
-        if any(v is not None and v != "" for v in row):
-            rows.append((n, row))
-    return header, rows
-
-
-class _FormulaWithoutValue(str):
-    """A formula cell with no saved result (the file was never opened in a spreadsheet)."""

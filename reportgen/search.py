@@ -155,29 +155,33 @@ def _number(value: object) -> float:
     return float(value)  # type: ignore[arg-type]
 
 
-def _signatures(scenarios: pd.DataFrame, specs: pd.DataFrame, tables: Tables) -> pd.Series:
-    """Per row, what its candidates depend on (rows with equal signatures share a grid)."""
+def _signatures(scenarios: pd.DataFrame, specs: pd.DataFrame,
+                tables: Tables) -> dict[tuple[object, ...], np.ndarray]:
+    """Rows grouped by what their candidates depend on (rows of a group share a grid): the
+    signature → the rows' positions."""
     heads, kv_heads = _heads(scenarios, tables)
-    parts = [specs[c] if c in specs else pd.Series("", index=scenarios.index) for c in CONFIG]
-    parts += [scenarios[c] for c in CONFIG]
-    parts += [pd.Series(heads, index=scenarios.index), pd.Series(kv_heads, index=scenarios.index),
-              scenarios["method"] == "tutorial"]
-    return pd.Series(list(zip(*parts, strict=True)), index=scenarios.index)
+    frame = pd.DataFrame({
+        **{f"spec_{c}": (specs[c].to_numpy(dtype=object) if c in specs else "") for c in CONFIG},
+        **{f"typed_{c}": scenarios[c].to_numpy() for c in CONFIG},
+        "heads": heads, "kv_heads": kv_heads,
+        "tutorial": (scenarios["method"] == "tutorial").to_numpy(),
+    })
+    groups = frame.groupby(list(frame.columns), dropna=False, sort=False).indices
+    return {tuple(key): np.asarray(rows)  # type: ignore[arg-type]
+            for key, rows in groups.items()}
 
 
 def _chunks(scenarios: pd.DataFrame, specs: pd.DataFrame, tables: Tables,
             size: int) -> Iterator[tuple[np.ndarray, dict[str, np.ndarray], np.ndarray]]:
     """Candidates in chunks of about ``size``: source rows, CONFIG values, preferences."""
-    signatures = _signatures(scenarios, specs, tables)
-    groups: dict[tuple[object, ...], list[int]] = {}
-    for i, key in enumerate(signatures.tolist()):
-        groups.setdefault(key, []).append(i)
+    groups = _signatures(scenarios, specs, tables)
     pending: list[tuple[np.ndarray, list[tuple[object, ...]], np.ndarray]] = []
     count = 0
     for key, rows in groups.items():
         configs, preference = _grid(key, tables)
-        for start in range(0, len(rows), max(1, size // max(1, len(configs)))):
-            block = np.asarray(rows[start : start + max(1, size // max(1, len(configs)))])
+        step = max(1, size // max(1, len(configs)))
+        for start in range(0, len(rows), step):
+            block = rows[start : start + step]
             pending.append((block, configs, np.asarray(preference)))
             count += len(block) * len(configs)
             if count >= size:
@@ -262,10 +266,11 @@ def search(scenarios: pd.DataFrame, specs: pd.DataFrame, tables: Tables,
         for name in ("monthly_cost", "gpus", "tpot_ms", "bottleneck"):
             frame[name] = results[name].to_numpy()
         frame["feasible"] = frame["infeasible"] == 0
-        # Two candidates that resolve to the same configuration (blank precision = the one
+        # Two candidates that resolve to the same configuration (a blank precision is the one
         # the checkpoint ships in) are one candidate: keep the first.
-        same = pd.DataFrame({"row": rows, **{c: results[c].to_numpy() for c in CONFIG}})
-        frame = frame[~same.duplicated().to_numpy()]
+        if any((config[c] == "").any() for c in ("weight_dtype", "kv_dtype") if c in config):
+            same = pd.DataFrame({"row": rows, **{c: results[c].to_numpy() for c in CONFIG}})
+            frame = frame[~same.duplicated().to_numpy()]
         evaluated += np.bincount(frame["row"].to_numpy(), minlength=len(scenarios))
         kept.append(_keep(frame, keep))
     merged = _keep(pd.concat(kept, ignore_index=True), keep).reset_index(drop=True)

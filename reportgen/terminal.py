@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import sys
 from collections.abc import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.table import Table
@@ -12,6 +13,9 @@ from rich.table import Table
 from reportgen import schema
 from reportgen.formats import format_value
 from reportgen.pipeline import BuildResult
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def _console() -> Console:
@@ -34,37 +38,80 @@ def progress_reporter() -> Iterator[Callable[[str], None]]:
 
 
 SUMMARY_ROWS = 40  # a terminal table longer than this is not read; the outputs hold every row
+# The summary's columns: header, alignment, and the order in which they give way when the
+# terminal is too narrow for all (0 never does: scenario names are wrapped, never cut).
+_SUMMARY = (("scenario", "left", 0), ("model", "left", 6), ("GPU", "left", 4),
+            ("tp", "right", 5), ("GPUs", "right", 1), ("monthly cost", "right", 2),
+            ("$/1M out tok", "right", 7), ("bottleneck", "left", 3), ("status", "left", 1))
+_ALWAYS = 3  # priorities up to this are kept whatever the width
+
+
+def fit_columns(widths: list[int], priorities: list[int], room: int) -> list[int]:
+    """Indexes of the columns to show: all if their natural ``widths`` fit in ``room``
+    characters of a boxed table, else without the least important (highest priority number)
+    until they do or only the essential ones are left."""
+    keep = list(range(len(widths)))
+
+    def needed() -> int:
+        return 1 + sum(widths[j] + 3 for j in keep)  # "│ " + cell + " " per column, "│" at the end
+
+    for j in sorted(keep, key=lambda j: -priorities[j]):
+        if needed() <= room or priorities[j] <= _ALWAYS:
+            break
+        keep.remove(j)
+    return keep
 
 
 def summary_table(result: BuildResult) -> None:
-    """The plan's totals and a line per scenario (the first SUMMARY_ROWS), then the files."""
+    """The plan's totals and a line per scenario (the first SUMMARY_ROWS), then the files.
+
+    The table fits the terminal: less important columns give way first, and scenario names
+    wrap instead of being cut."""
     results = result.plan.results
     console = _console()
-    table = Table(title=f"{result.plan.provenance.title} ({result.plan.provenance.input_name})")
-    for header, justify in (("scenario", "left"), ("model", "left"), ("GPU", "left"),
-                            ("tp", "right"), ("GPUs", "right"), ("monthly cost", "right"),
-                            ("$/1M out tok", "right"), ("bottleneck", "left")):
-        table.add_column(header, justify=justify)  # type: ignore[arg-type]
-    for _, row in results.head(SUMMARY_ROWS).iterrows():
-        table.add_row(
-            str(row["scenario"]), str(row["model"]), str(row["gpu"]),
-            format_value(row["tp"], "GPUs"), format_value(row["gpus"], "GPUs"),
-            format_value(row["monthly_cost"], "USD/month"),
-            format_value(row["cost_per_million_output_tokens"], "USD/1M tokens"),
-            str(row["bottleneck"]),
-        )
-    if len(results) > SUMMARY_ROWS:
-        table.add_row(f"… {len(results) - SUMMARY_ROWS:,} more scenarios (see the outputs)",
-                      "", "", "", "", "", "", "")
     counted = results["counted"] == 1
+    rows = [[
+        str(row["scenario"]), str(row["model"]), str(row["gpu"]),
+        format_value(row["tp"], "GPUs"), format_value(row["gpus"], "GPUs"),
+        format_value(row["monthly_cost"], "USD/month"),
+        format_value(row["cost_per_million_output_tokens"], "USD/1M tokens"),
+        str(row["bottleneck"]), str(row["status"]),
+    ] for _, row in results.head(SUMMARY_ROWS).iterrows()]
+    total = ["total (plan)", "", "", "", format_value(results.loc[counted, "gpus"].sum(), "GPUs"),
+             format_value(results.loc[counted, "monthly_cost"].sum(), "USD/month"), "", "", ""]
+    widths = [max([max(map(len, header.split())), *(len(r[j]) for r in [*rows, total])])
+              for j, (header, _, _) in enumerate(_SUMMARY)]
+    keep = fit_columns(widths, [priority for _, _, priority in _SUMMARY], console.width)
+    table = Table(title=f"{result.plan.provenance.title} ({result.plan.provenance.input_name})")
+    for j in keep:
+        header, justify, _ = _SUMMARY[j]
+        wrap = j == 0  # only the names wrap; numbers and codes are never cut
+        table.add_column(header, justify=justify, no_wrap=not wrap,  # type: ignore[arg-type]
+                         overflow="fold" if wrap else "ellipsis", min_width=widths[j] if not wrap
+                         else min(widths[j], 12))
+    for row in rows:
+        table.add_row(*(row[j] for j in keep))
     table.add_section()
-    table.add_row(
-        "total (plan)", "", "", "", format_value(results.loc[counted, "gpus"].sum(), "GPUs"),
-        format_value(results.loc[counted, "monthly_cost"].sum(), "USD/month"), "", "",
-    )
+    table.add_row(*(total[j] for j in keep))
     console.print(table)
+    console.print(status_line(results))
+    left_out = [_SUMMARY[j][0] for j in range(len(_SUMMARY)) if j not in keep]
+    if len(results) > SUMMARY_ROWS:
+        console.print(f"… and {len(results) - SUMMARY_ROWS:,} more scenarios: see the outputs.")
+    if left_out:
+        console.print(f"({', '.join(left_out)} left out to fit {console.width} columns: see the "
+                      "outputs.)")
     for path in result.outputs:
         console.print(f"wrote {path}")
+
+
+def status_line(results: pd.DataFrame) -> str:
+    """How many rows the totals count, and why the others are left out."""
+    counts = results["status"].value_counts()
+    words = {"chosen": "budgeted", "option": "not chosen (a cheaper row of the same workload "
+             "is budgeted)", "compare": "for comparison only", "no fit": "not fitting"}
+    parts = [f"{int(counts[k])} {w}" for k, w in words.items() if counts.get(k, 0)]
+    return f"{len(results)} rows: " + "; ".join(parts) + ". Only budgeted rows are in the total."
 
 
 def columns_table(markdown: bool, columns: Sequence[schema.Column] = schema.COLUMNS,

@@ -9,12 +9,14 @@ problem and raises one ScenarioValidationError listing them all.
 
 from __future__ import annotations
 
+import bisect
 import difflib
 import math
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import cast
 
 import numpy as np
 import pandas as pd
@@ -23,15 +25,20 @@ from reportgen import schema
 from reportgen.catalog import (
     CatalogLookupError,
     Catalogs,
+    ConfigError,
     load_catalogs,
-    read_hf_config,
+    read_config_file,
     resolve_gpu,
     resolve_model,
 )
 from reportgen.efficiency import load_efficiency
 from reportgen.engine import Tables
 from reportgen.errors import CatalogError, Issue, ScenarioFileError, ScenarioValidationError
-from reportgen.readers import RawTable, _FormulaWithoutValue
+from reportgen.header_map import map_header
+from reportgen.inputfiles import InputFile
+from reportgen.readers import Grid, RawTable, _FormulaWithoutValue
+from reportgen.visible import BIDI_CONTROLS, describe_invisible, identity, visible
+from reportgen.xlsx_input import column_index
 
 MAX_SCENARIOS = 2_000_000
 MIN_POSITIVE = 1e-6  # a "> 0" value below this is a typo or an underflow (5e-324), not an input
@@ -41,8 +48,12 @@ MAX_TEXT_CHARS = 1_000  # a scenario name, model or GPU longer than this is not 
 # C0 control characters other than tab, LF and CR, and the non-characters U+FFFE/U+FFFF: not
 # allowed in XML (the workbook) or a PDF.
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffe\uffff]")
-# ... and tab, LF, CR and C1 controls: kept in data, escaped in messages
-_UNPRINTABLE = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+# Numbers the strict fast path converts in bulk: digits, point, sign and exponent only (so
+# "1_000", "nan", "١٢", "10%" and "1,5" take the per-cell path, which knows them).
+_PLAIN_NUMBERS = re.compile(r"[0-9.eE+\-\n]*")
+_PLAIN_INTEGERS = re.compile(r"[0-9eE+\-\n]*")  # semicolon files: "1.000" may be a thousand
+_PLAIN_CHARS = 40  # longer cells are no plain number
+_UNPRINTABLE_ASCII = re.compile(r"[\x00-\x1f\x7f]")
 _SPACES = str.maketrans("", "", "\u00a0\u202f\u2009 ")  # (narrow) no-break and thin spaces
 _SWISS_THOUSANDS = re.compile(r"^[+-]?\d{1,3}(['’]\d{3})+(\.\d+)?$")
 _EU_THOUSANDS = re.compile(r"^[+-]?\d{1,3}(\.\d{3})+(,\d+)?$")
@@ -75,6 +86,7 @@ class ValidatedInput:
     sha256: str
     warnings: tuple[str, ...] = ()
     specs: pd.DataFrame | None = None
+    inputs: tuple[InputFile, ...] = ()  # every file read: the scenario file, config.json files
 
 
 @dataclass
@@ -95,9 +107,8 @@ class _Collector:
 
 
 def _printable(text: str) -> str:
-    """Text safe to echo in a message: control characters escaped, at most 60 characters."""
-    text = _UNPRINTABLE.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
-    return text if len(text) <= 60 else text[:57] + "..."
+    """Text safe to echo in a message: invisible characters escaped, at most 60 characters."""
+    return visible(text)
 
 
 def _quote(value: object) -> str:
@@ -105,30 +116,10 @@ def _quote(value: object) -> str:
 
 
 def _map_header(table: RawTable, out: _Collector) -> dict[str, int]:
-    known = {c.name for c in schema.COLUMNS}
-    positions: dict[str, int] = {}
-    for i, name in enumerate(table.header):
-        key = name.strip().lower().replace(" ", "_")
-        if not key:
-            continue
-        if key in positions:
-            out.add(1, name, "the column appears twice", "each column once",
-                    hint="delete one of them")
-            continue
-        if key not in known:
-            close = difflib.get_close_matches(key, sorted(known), n=1, cutoff=0.6)
-            hint = f'; did you mean "{close[0]}"?' if close else ""
-            out.warnings.append(f'{out.source}: column "{name}" is not a reportgen column and is '
-                                f"ignored{hint}")
-            continue
-        positions[key] = i
-    missing = [c for c in schema.REQUIRED if c not in positions]
-    if missing:
-        out.add(1, None, "missing required column" + ("s " if len(missing) > 1 else " ")
-                + ", ".join(missing),
-                "a header row with at least " + ", ".join(schema.REQUIRED),
-                hint="column names are case-insensitive; see `reportgen columns`")
-    return positions
+    mapped = map_header(table.header, table.source)
+    out.issues.extend(mapped.issues)
+    out.warnings.extend(mapped.warnings)
+    return mapped.positions
 
 
 def _cell_text(value: object) -> str:
@@ -137,6 +128,14 @@ def _cell_text(value: object) -> str:
     if isinstance(value, float) and math.isnan(value):
         return ""
     return str(value).strip()
+
+
+def _texts(cells: list[object], formulas_blank: bool = False) -> list[str]:
+    """The cells as stripped text ("" for blanks; for formulas without a value too if asked)."""
+    if set(map(type, cells)) <= {str}:
+        return [c.strip() for c in cast(list[str], cells)]
+    return ["" if formulas_blank and isinstance(c, _FormulaWithoutValue) else _cell_text(c)
+            for c in cells]
 
 
 def _parse_number(text: str, semicolon_file: bool) -> float | None:
@@ -159,8 +158,78 @@ def _parse_number(text: str, semicolon_file: bool) -> float | None:
         return None
 
 
-def _numbers(cells: list[object], column: schema.Column, rows: list[int], names: list[str],
-             semicolon_file: bool, out: _Collector) -> np.ndarray:
+def _numbers(cells: list[object], column: schema.Column, rows: list[int],
+             names: Sequence[str], semicolon_file: bool, out: _Collector) -> np.ndarray:
+    """The numbers of a column (NaN for blanks); every bad cell reported.
+
+    A strict fast path converts the whole column at once; the cells it cannot vouch for (blank
+    where a value is required, out of bounds, or written in a way only the per-cell parser
+    reads: "1,5", "10%", "1 000") go through the per-cell checks, which say what is wrong.
+    """
+    fast = _plain_numbers(cells, semicolon_file)
+    if fast is None:
+        return _numbers_per_cell(cells, column, rows, names, semicolon_file, out)
+    values, blank = fast
+    suspect = _out_of_bounds_mask(values, column) & ~blank
+    if column.required:
+        suspect |= blank
+    for i in np.flatnonzero(suspect).tolist():
+        values[i] = _numbers_per_cell([cells[i]], column, [rows[i]], [names[i]],
+                                      semicolon_file, out)[0]
+    return values
+
+
+def _plain_numbers(cells: list[object], semicolon_file: bool
+                   ) -> tuple[np.ndarray, np.ndarray] | None:
+    """(values, blank mask) when every cell is blank, a number, or the plain text of one;
+    None when some cell needs the per-cell parser."""
+    kinds = set(map(type, cells))
+    if kinds <= {int, float, type(None)}:  # an XLSX column of numbers
+        try:
+            values = np.array([np.nan if c is None else c for c in cells], dtype=float)
+        except OverflowError:
+            return None
+        return values, np.isnan(values)
+    if kinds <= {str} and not any(cells):  # an optional column left empty
+        return np.full(len(cells), np.nan), np.ones(len(cells), dtype=bool)
+    if not kinds <= {str} or max(map(len, cast(list[str], cells)), default=0) > _PLAIN_CHARS:
+        return None  # (a fixed-width array as wide as a runaway cell would not fit in memory)
+    text = np.array(cells, dtype=np.str_)
+    stripped = np.char.strip(text)
+    blank = stripped == ""
+    given = stripped[~blank]
+    plain = _PLAIN_INTEGERS if semicolon_file else _PLAIN_NUMBERS
+    if not plain.fullmatch("\n".join(given.tolist())):
+        return None
+    values = np.full(len(cells), np.nan)
+    try:
+        values[~blank] = given.astype(np.float64)
+    except ValueError:  # "1e", "1.2.3", "+-5": the per-cell path says which
+        return None
+    return values, blank
+
+
+def _out_of_bounds_mask(values: np.ndarray, column: schema.Column) -> np.ndarray:
+    """Where _out_of_bounds would find a problem (NaN counts: blank cells are masked apart)."""
+    with np.errstate(invalid="ignore"):
+        bad: np.ndarray = ~np.isfinite(values)
+        if column.choices:
+            bad |= ~np.isin(values, [float(c) for c in column.choices])
+        if column.minimum is not None:
+            bad |= (values <= column.minimum) if column.above_minimum else (
+                values < column.minimum)
+            if column.above_minimum and column.minimum == 0:
+                bad |= values < MIN_POSITIVE
+        if column.maximum is not None:
+            bad |= values > column.maximum
+        if column.integer:
+            bad |= values != np.floor(values)
+    return bad
+
+
+def _numbers_per_cell(cells: list[object], column: schema.Column, rows: list[int],
+                      names: Sequence[str], semicolon_file: bool, out: _Collector
+                      ) -> np.ndarray:
     values = np.full(len(cells), np.nan)
     unit = f" in {column.unit}" if column.unit and not column.searchable else ""
     parsed: dict[str, tuple[float | None, str]] = {}  # text -> (number, problem): files repeat
@@ -221,20 +290,26 @@ def _out_of_bounds(number: float, column: schema.Column) -> str:
     return ""
 
 
-def _choices(cells: list[object], column: schema.Column, rows: list[int], names: list[str],
-             out: _Collector) -> list[str]:
-    values = []
+def _choices(cells: list[object], column: schema.Column, rows: list[int],
+             names: Sequence[str], out: _Collector) -> list[str]:
     default = column.default if column.default in column.choices else ""
-    for i, cell in enumerate(cells):
+    read: dict[object, tuple[str, str | None]] = {}  # cell → (value, hint if not allowed)
+    for cell in set(cells):
         text = _cell_text(cell).lower()
         if not text:
-            text = default
+            read[cell] = default, None
         elif text not in column.choices:
             close = difflib.get_close_matches(text, column.choices, n=1, cutoff=0.5)
-            out.add(rows[i], column.name, f"got {_quote(cell)}", column.allowed(), names[i],
-                    f'did you mean "{close[0]}"?' if close else "")
-        values.append(text)
-    return values
+            read[cell] = text, f'did you mean "{close[0]}"?' if close else ""
+        else:
+            read[cell] = text, None
+    if any(hint is not None for _, hint in read.values()):
+        for i, cell in enumerate(cells):
+            hint = read[cell][1]
+            if hint is not None:
+                out.add(rows[i], column.name, f"got {_quote(cell)}", column.allowed(),
+                        names[i], hint)
+    return [read[cell][0] for cell in cells]
 
 
 def _split_specs(cells: list[object], column: schema.Column, rows: list[int], names: list[str],
@@ -243,6 +318,9 @@ def _split_specs(cells: list[object], column: schema.Column, rows: list[int], na
     hold one value: the first are replaced by a blank (their spec says what to search), the
     others are parsed as usual. List items are checked here, except GPU names (resolved with
     the catalog later)."""
+    texts = [c for c in cells if type(c) is str]
+    if not any(schema.LIST_SEPARATOR in t or schema.AUTO in t.lower() for t in set(texts)):
+        return cells, [""] * len(cells)  # no cell holds a list or auto
     kept: list[object] = []
     specs: list[str] = []
     for i, cell in enumerate(cells):
@@ -321,26 +399,24 @@ def validate(table: RawTable, catalogs: Catalogs | None = None,
     positions = _map_header(table, out)
     if out.issues:
         raise ScenarioValidationError(table.source, out.issues)
-    data_rows = [(n, cells) for n, cells in table.rows
-                 if any(_cell_text(c) for c in cells)]
-    if not data_rows:
+    grid = _data_rows(table.grid, positions.get("scenario", 0))
+    if not len(grid):
         raise ScenarioFileError(f"{table.source} has a header but no scenario rows; add one row "
                                 "per scenario under the header.")
-    if len(data_rows) > MAX_SCENARIOS:
-        raise ScenarioFileError(f"{table.source} has {len(data_rows):,} scenarios; the limit is "
+    if len(grid) > MAX_SCENARIOS:
+        raise ScenarioFileError(f"{table.source} has {len(grid):,} scenarios; the limit is "
                                 f"{MAX_SCENARIOS:,}. Split the file.")
-    rows = [n for n, _ in data_rows]
-    _check_cells(table, positions, data_rows, out)
+    rows = grid.numbers
 
     def column_cells(name: str) -> list[object]:
         if name not in positions:
-            return [None] * len(data_rows)
-        i = positions[name]
-        return [cells[i] if i < len(cells) else None for _, cells in data_rows]
+            return [None] * len(grid)
+        return grid.columns[positions[name]]
 
-    names = ["" if isinstance(c, _FormulaWithoutValue) else _cell_text(c)
-             for c in column_cells("scenario")]
-    shown = [_printable(n) for n in names]  # the names as messages show them
+    names = _texts(column_cells("scenario"), formulas_blank=True)
+    shown = _shown(names)  # the names as messages show them
+    _check_merged(table, positions, grid, shown, out)
+    _check_cells(table, positions, grid, shown, out)
     frame: dict[str, object] = {}
     specs: dict[str, list[str]] = {}
     semicolon = table.delimiter == ";"
@@ -358,12 +434,13 @@ def validate(table: RawTable, catalogs: Catalogs | None = None,
                                        strict=True)
             ]
         else:
-            frame[column.name] = [_cell_text(c) for c in cells]
+            frame[column.name] = _texts(cells)
     _check_names(names, shown, rows, out)
-    scenarios = pd.DataFrame(frame, index=pd.RangeIndex(len(data_rows)))
+    scenarios = pd.DataFrame(frame, index=pd.RangeIndex(len(grid)))
     spec_frame = pd.DataFrame(specs, index=scenarios.index, dtype=object)
     catalogs = catalogs or load_catalogs()
-    catalogs = _resolve_models(scenarios, rows, shown, catalogs, base_dir, out)
+    inputs = [table.origin] if table.origin is not None else []
+    catalogs = _resolve_models(scenarios, rows, shown, catalogs, base_dir, inputs, out)
     catalogs = _resolve_gpus(scenarios, spec_frame, rows, shown, catalogs, out)
     resolved = scenarios["model"] != ""
     if resolved.any():  # the rows whose model is known can be checked further
@@ -372,6 +449,7 @@ def validate(table: RawTable, catalogs: Catalogs | None = None,
                     spec_frame.iloc[keep].reset_index(drop=True), [rows[i] for i in keep],
                     [shown[i] for i in keep], catalogs, out)
     _check_roles(scenarios, rows, shown, out)
+    _check_workload_spellings(scenarios["workload"].tolist(), rows, shown, out)
     warnings = [*out.warnings, *_workload_warnings(scenarios, table.source)]
     if out.issues:
         order = {c.name: k for k, c in enumerate(schema.COLUMNS)}
@@ -379,69 +457,194 @@ def validate(table: RawTable, catalogs: Catalogs | None = None,
         raise ScenarioValidationError(table.source, out.issues)
     tables = Tables(catalogs.gpus, catalogs.models, load_efficiency())
     return ValidatedInput(scenarios, tables, table.source, table.sha256, tuple(warnings),
-                          spec_frame)
+                          spec_frame, tuple(inputs))
 
 
-def _check_cells(table: RawTable, positions: dict[str, int],
-                 data_rows: list[tuple[int, list[object]]], out: _Collector) -> None:
+def _blank(cell: object) -> bool:
+    if cell is None:
+        return True
+    if type(cell) is str:
+        return not cell.strip()
+    return isinstance(cell, float) and math.isnan(cell)
+
+
+def _data_rows(grid: Grid, key_column: int) -> Grid:
+    """The grid without its blank rows (a row is blank when every cell is)."""
+    if not grid.columns:
+        return grid
+    key = grid.columns[min(key_column, len(grid.columns) - 1)]
+    maybe = [i for i, cell in enumerate(key) if _blank(cell)]  # usually none
+    empty = {i for i in maybe if i not in grid.extras
+             and all(_blank(column[i]) for column in grid.columns)}
+    if not empty:
+        return grid
+    keep = [i for i in range(len(grid)) if i not in empty]
+    new_index = {old: new for new, old in enumerate(keep)}
+    return Grid([grid.numbers[i] for i in keep],
+                [[column[i] for i in keep] for column in grid.columns],
+                {new_index[i]: extra for i, extra in grid.extras.items() if i in new_index})
+
+
+def _shown(names: list[str]) -> list[str]:
+    """The names as messages show them (invisible characters escaped, long ones shortened)."""
+    joined = "".join(names)
+    if joined.isascii() and not _UNPRINTABLE_ASCII.search(joined) and max(
+            map(len, names), default=0) <= 60:
+        return names
+    return [_printable(n) for n in names]
+
+
+_MERGED = re.compile(r"^\$?([A-Z]{1,3})\$?(\d+):\$?([A-Z]{1,3})\$?(\d+)$")
+MAX_MERGED_CELLS_CHECKED = 1_000_000
+
+
+def _check_merged(table: RawTable, positions: dict[str, int], grid: Grid,
+                  names: Sequence[str], out: _Collector) -> None:
+    """Merged cells keep their value in the first cell only: every other row of the range
+    reads blank (a default, or no latency target). Each such cell is reported as what it is."""
+    if not table.merged:
+        return
+    column_of = {i: name for name, i in positions.items()}
+    numbers = grid.numbers
+    budget = MAX_MERGED_CELLS_CHECKED
+    for ref in table.merged:
+        match = _MERGED.match(ref)
+        if not match:
+            continue
+        first_col, last_col = column_index(match[1]), column_index(match[3])
+        first_row, last_row = int(match[2]), int(match[4])
+        at = bisect.bisect_left(numbers, first_row)
+        anchor = (grid.columns[first_col][at] if at < len(numbers) and numbers[at] == first_row
+                  and 0 <= first_col < len(grid.columns) else None)
+        if _blank(anchor):
+            continue
+        lo, hi = at, bisect.bisect_right(numbers, last_row)
+        for j in sorted(j for j in column_of if first_col <= j <= last_col):
+            for i in range(lo, hi):
+                if (numbers[i], j) == (first_row, first_col) or not _blank(grid.columns[j][i]):
+                    continue
+                budget -= 1
+                if budget < 0:
+                    return
+                out.add(numbers[i], column_of[j], f"the cell is inside the merged cells {ref}, "
+                        f"whose value {_quote(anchor)} belongs to {match[1]}{first_row} only",
+                        "a value in each row's own cell", names[i],
+                        "unmerge the cells (Excel: Home > Merge & Center > Unmerge Cells) and "
+                        "fill in every row")
+
+
+def _check_cells(table: RawTable, positions: dict[str, int], grid: Grid,
+                 names: Sequence[str], out: _Collector) -> None:
     """Problems any cell can have, whatever its column: a formula with no saved value, a
-    control character or a runaway length, and cells beyond the last header column."""
+    control character, a bidirectional control, or a runaway length; and cells beyond the
+    last header column. A column is checked cell by cell only when it has such a cell."""
     width = len(table.header)
     while width and not table.header[width - 1]:
         width -= 1  # blank header cells at the end do not count as columns
-    used = sorted(positions.items(), key=lambda item: item[1])
+    for column, j in sorted(positions.items(), key=lambda item: item[1]):
+        cells = grid.columns[j]
+        kinds = set(map(type, cells))
+        texts = cast(list[str], cells) if kinds == {str} else [c for c in cells if type(c) is str]
+        joined = "".join(texts)
+        if (_FormulaWithoutValue not in kinds and not _CONTROL.search(joined)
+                and not BIDI_CONTROLS.search(joined)
+                and max(map(len, texts), default=0) <= MAX_TEXT_CHARS):
+            continue
+        for i, cell in enumerate(cells):
+            if isinstance(cell, str):
+                _check_cell(grid.numbers[i], column, cell, names[i], out)
     hint = ("a decimal comma in a comma-separated file shifts every cell after it: write "
             '10.5, quote the cell ("10,5"), or separate the cells with ;'
             if table.kind == "csv" else
             "give the extra cells a column name in row 1, or delete them")
-    name_at = positions.get("scenario")
-    for row, cells in data_rows:
-        name = cells[name_at] if name_at is not None and name_at < len(cells) else ""
-        name = "" if isinstance(name, _FormulaWithoutValue) else _printable(_cell_text(name))
-        for column, i in used:
-            cell = cells[i] if i < len(cells) else None
-            if isinstance(cell, _FormulaWithoutValue):
-                out.add(row, column, f"a formula {_quote(cell)} with no saved value",
-                        "a value; formulas are never evaluated, only the value a spreadsheet "
-                        "saved with them is read", name,
-                        "open the file in Excel or LibreOffice, save it, and try again")
-            elif isinstance(cell, str) and _CONTROL.search(cell):
-                code = ord(_CONTROL.search(cell).group())  # type: ignore[union-attr]
-                out.add(row, column, f"the text contains the control character U+{code:04X}",
-                        "printable text", name, "delete it (it may be invisible)")
-            elif isinstance(cell, str) and len(cell) > MAX_TEXT_CHARS:
-                out.add(row, column, f"the text is {len(cell):,} characters long",
-                        f"at most {MAX_TEXT_CHARS:,} characters", name)
-        extra = [j for j in range(width, len(cells)) if _cell_text(cells[j])]
-        if extra:
-            last = extra[-1] + 1
-            out.add(row, None, f"{last} cells but the header has {width} columns "
-                    f"(cell {extra[0] + 1} is {_quote(cells[extra[0]])})",
-                    "no more cells than header columns", name, hint)
+    for i, extra in sorted(grid.extras.items()):
+        filled = sorted(j for j, cell in extra.items() if j >= width and _cell_text(cell))
+        if filled:
+            out.add(grid.numbers[i], None, f"{filled[-1] + 1} cells but the header has {width} "
+                    f"columns (cell {filled[0] + 1} is {_quote(extra[filled[0]])})",
+                    "no more cells than header columns", names[i], hint)
 
 
-def _check_names(names: list[str], shown: list[str], rows: list[int], out: _Collector) -> None:
-    first: dict[str, int] = {}
-    for row, name, label in zip(rows, names, shown, strict=True):
-        if not name:
-            out.add(row, "scenario", "the name is blank", "a name for every scenario")
-        elif name.lower() in first:
-            out.add(row, "scenario", f"{_quote(name)} is already used on row {first[name.lower()]}",
+def _check_cell(row: int, column: str, cell: str, name: str, out: _Collector) -> None:
+    if isinstance(cell, _FormulaWithoutValue):
+        out.add(row, column, f"a formula {_quote(cell)} with no saved value",
+                "a value; formulas are never evaluated, only the value a spreadsheet "
+                "saved with them is read", name,
+                "open the file in Excel or LibreOffice, save it, and try again")
+    elif control := _CONTROL.search(cell):
+        out.add(row, column, f"the text contains the control character "
+                f"U+{ord(control.group()):04X}", "printable text", name,
+                "delete it (it may be invisible)")
+    elif bidi := BIDI_CONTROLS.search(cell):
+        what = describe_invisible(bidi.group())
+        out.add(row, column, f"the text contains the invisible character {what}, which shows "
+                "the text in another order than it is written",
+                "text without bidirectional controls", name, "delete it")
+    elif len(cell) > MAX_TEXT_CHARS:
+        out.add(row, column, f"the text is {len(cell):,} characters long",
+                f"at most {MAX_TEXT_CHARS:,} characters", name)
+
+
+def _check_names(names: list[str], shown: Sequence[str], rows: list[int],
+                 out: _Collector) -> None:
+    """Every scenario has a name a reader can see, and no two names read the same (Unicode
+    form, invisible characters, spacing and case aside)."""
+    first: dict[str, tuple[int, str]] = {}
+    joined = "".join(names)
+    plain = joined.isascii() and not _UNPRINTABLE_ASCII.search(joined) and "  " not in joined
+    keys = [n.casefold() for n in names] if plain else [identity(n) for n in names]
+    for row, name, label, key in zip(rows, names, shown, keys, strict=True):
+        if not key:
+            if name:
+                out.add(row, "scenario", f"the name {_quote(name)} holds only invisible "
+                        f"characters ({describe_invisible(name)})", "a name a reader can see",
+                        hint="type the name again")
+            else:
+                out.add(row, "scenario", "the name is blank", "a name for every scenario")
+        elif key in first:
+            row_before, before = first[key]
+            how = "" if name.casefold() == before.casefold() else (
+                f" as {_quote(before)}: they read the same and differ only in invisible "
+                "characters, spacing or Unicode form")
+            out.add(row, "scenario", f"{_quote(name)} is already used on row {row_before}{how}",
                     "a unique name per scenario", label)
         else:
-            first[name.lower()] = row
+            first[key] = row, name
+
+
+def _check_workload_spellings(workloads: list[str], rows: list[int], names: Sequence[str],
+                              out: _Collector) -> None:
+    """Rows are grouped by workload with case and spacing ignored (as the workbook's LOWER(TRIM())
+    does); two spellings that differ only in invisible characters or Unicode form would read the
+    same but be two workloads, each budgeted. They are reported."""
+    first: dict[str, tuple[str, int]] = {}  # identity → (grouping key, first row)
+    for row, written, name in zip(rows, workloads, names, strict=True):
+        if not written:
+            continue
+        key = " ".join(written.split()).lower()
+        seen = first.setdefault(identity(written), (key, row))
+        if seen[0] != key:
+            out.add(row, "workload", f"{_quote(written)} reads the same as the workload on row "
+                    f"{seen[1]} but differs in invisible characters or Unicode form",
+                    "one spelling per workload (rows of one workload compete; two spellings "
+                    "would be budgeted apart)", name, "type the workload name again")
 
 
 def _looks_like_path(name: str) -> bool:
     return name.lower().endswith(".json")
 
 
-def _resolve_models(scenarios: pd.DataFrame, rows: list[int], names: list[str],
-                    catalogs: Catalogs, base_dir: Path | None, out: _Collector) -> Catalogs:
+def _resolve_models(scenarios: pd.DataFrame, rows: list[int], names: Sequence[str],
+                    catalogs: Catalogs, base_dir: Path | None, inputs: list[InputFile],
+                    out: _Collector) -> Catalogs:
+    """Resolve every model name to its catalog name, defining the models of config.json files
+    (one model per file, however its path is written; the config.json files read are added to
+    ``inputs``) and of override columns."""
     resolved: list[str] = []
     cache: dict[str, str] = {}
+    files: dict[object, str] = {}  # a config.json file → the model it defined
     defined = 0  # models defined by override columns or a config.json
-    for i, written in enumerate(scenarios["model"]):
+    for i, written in enumerate(scenarios["model"].tolist()):
         if not written:
             out.add(rows[i], "model", "the model is blank",
                     "a catalog name, a Hugging Face id or a path to config.json", names[i])
@@ -467,15 +670,17 @@ def _resolve_models(scenarios: pd.DataFrame, rows: list[int], names: list[str],
                 if not path.is_absolute() and base_dir is not None and (base_dir / path).exists():
                     path = base_dir / path
                 try:
-                    fields = read_hf_config(path)
-                except (OSError, ValueError, RecursionError) as err:
-                    out.add(rows[i], "model", f"cannot use {_quote(written)}: {err}",
-                            "a readable Hugging Face config.json", names[i])
+                    fields, origin = read_config_file(path, shown=visible(written, 200))
+                except ConfigError as err:
+                    out.add(rows[i], "model", err.found, err.expected, names[i])
                 else:
-                    fields = {**fields, "source": f"config.json at {written}", "aliases": ""}
-                    catalogs = catalogs.with_model(written, fields)
-                    name = written
-                    defined += 1
+                    name = files.get(origin.key, "")
+                    if not name:
+                        fields = {**fields, "source": f"config.json at {written}", "aliases": ""}
+                        catalogs = catalogs.with_model(written, fields)
+                        name = files[origin.key] = written
+                        inputs.append(origin)
+                        defined += 1
             else:
                 name = _model_by_name(scenarios, i, written, catalogs)
                 if not name and defined >= MAX_DEFINED:
@@ -649,7 +854,11 @@ def _check_rows(scenarios: pd.DataFrame, specs: pd.DataFrame, rows: list[int],
                 "a sequence that fits the model's context window", names[i])
     tp = s["tp"].to_numpy()
     tp_specs = specs["tp"].tolist()
-    for j, tp_spec in enumerate(tp_specs):
+    with np.errstate(invalid="ignore", divide="ignore"):  # NaN tp: blank, skipped below
+        divides = (heads % tp == 0) & ((kv_heads % tp == 0) | (tp % kv_heads == 0))
+    listing = specs["tp"].isin(["", schema.AUTO]).to_numpy()
+    for j in np.flatnonzero(~listing | (~np.isnan(tp) & ~divides)):
+        tp_spec = tp_specs[j]
         listed = ([float(t) for t in tp_spec.split(schema.LIST_SEPARATOR)]
                   if tp_spec not in ("", schema.AUTO) else [tp[j]])
         for value in listed:

@@ -87,20 +87,25 @@ def concat_text(*parts: Array | str) -> Array:
     return np.array(labels, dtype=object)[np.searchsorted(combos, code)]
 
 
+def per_distinct(values: Array, fn: Any, dtype: Any = object) -> Array:
+    """``fn`` applied to each distinct value once (rows share few distinct texts)."""
+    import pandas as pd
+
+    codes, uniques = pd.factorize(np.asarray(values, dtype=object))
+    mapped = np.array([fn(str(u)) for u in uniques.tolist()], dtype=dtype)
+    return mapped[codes]
+
+
 def lower(text: Array) -> Array:
-    """LOWER(text), elementwise; each distinct text is lowered once."""
-    unique, inverse = np.unique(np.asarray(text, dtype=str), return_inverse=True)
-    lowered = np.array([t.lower() for t in unique.tolist()], dtype=object)
-    return lowered[inverse]
+    """LOWER(text), elementwise."""
+    return per_distinct(text, str.lower)
 
 
 def has_key(candidates: Array, keys: Array) -> Array:
     """SUMPRODUCT((keys=candidate)*1)>0, elementwise: whether each candidate is one of the keys
     (ignoring case, as a spreadsheet's = does)."""
     known = {str(k).lower() for k in np.asarray(keys, dtype=object).tolist()}
-    unique, inverse = np.unique(np.asarray(candidates, dtype=str), return_inverse=True)
-    found = np.array([u.lower() in known for u in unique.tolist()], dtype=bool)
-    return found[inverse]
+    return per_distinct(candidates, lambda u: u.lower() in known, dtype=bool)
 
 
 def choose(conditions: Sequence[Array], labels: Sequence[str], default: str) -> Array:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from reportgen.quantities.registry import quantity
-from reportgen.xlfuncs import Array, concat_text, has_key, lower
+from reportgen.xlfuncs import Array, concat_text, has_key, lower, per_distinct
 
 
 def _given(raw: Array) -> Array:
@@ -46,9 +46,7 @@ def workload(raw_workload: Array, raw_scenario: Array) -> Array:
 @quantity("text", "LOWER(TRIM({workload}))", kind="text")
 def workload_key(workload: Array) -> Array:
     """The workload as rows are grouped by it: spaces trimmed, case ignored."""
-    unique, inverse = np.unique(np.asarray(workload, dtype=str), return_inverse=True)
-    trimmed = np.array([" ".join(w.split()).lower() for w in unique.tolist()], dtype=object)
-    return trimmed[inverse]
+    return per_distinct(workload, lambda w: " ".join(w.split()).lower())
 
 
 @quantity(

@@ -36,7 +36,11 @@ PER_SCENARIO: tuple[str, ...] = (
 FLAG = "counted"
 CHARTED = "monthly_cost"
 
-TOTALS_HEADER_ROW = 10
+STATUS_COUNTS = (
+    ("chosen", "budgeted"), ("option", "options not chosen"), ("compare", "for comparison"),
+    ("no fit", "not fitting"),
+)
+TOTALS_HEADER_ROW = 10  # rows 2-7: the cover (provenance and digests)
 TOTALS_FIRST_ROW = TOTALS_HEADER_ROW + 1
 TOTALS_NOTE = (
     "Sums of Plan columns over rows with counted = 1: per workload, the cheapest plan row that "
@@ -91,8 +95,18 @@ def write_summary(
     note_row = TOTALS_FIRST_ROW + len(TOTALS)
     set_text(ws.cell(row=note_row, column=1), TOTALS_NOTE)
     ws.cell(row=note_row, column=1).font = NOTE_FONT
+    counts_row = note_row + 1
+    set_text(ws.cell(row=counts_row, column=1), "Rows")
+    ws.cell(row=counts_row, column=1).font = HEADER_FONT
+    cell = ws.cell(row=counts_row, column=2)
+    set_formula(cell, "=" + "&".join(
+        f'"{"" if k == 0 else " · "}{words}: "&COUNTIF({layout.plan_range("status")},"{status}")'
+        for k, (status, words) in enumerate(STATUS_COUNTS)))
+    counts = results["status"].value_counts()
+    values[cell.coordinate] = " · ".join(f"{words}: {int(counts.get(status, 0))}"
+                                          for status, words in STATUS_COUNTS)
 
-    title_row = note_row + 2
+    title_row = counts_row + 2
     set_text(ws.cell(row=title_row, column=1), "By scenario")
     ws.cell(row=title_row, column=1).font = TITLE_FONT
     header = title_row + 1

@@ -4,7 +4,7 @@ Each :class:`Rejected` case is a file in this folder, or one that ``make`` write
 are built here so the corpus stays small and reviewable). ``reportgen build <file>`` run in the
 file's folder must exit 2, print exactly ``message`` on stderr and write nothing. ``limits``
 lowers a limit for the case (so a "zip bomb" need not be 500 MiB): ``NAME`` in
-reportgen.readers, ``validate.NAME`` in reportgen.validate.
+reportgen.readers, ``xlsx.NAME`` in reportgen.xlsx_input, ``validate.NAME`` in reportgen.validate.
 
 Each :class:`Accepted` case must build (exit 0), print exactly ``warnings``, and produce results
 that ``check`` accepts: inputs that look wrong but are fine (European Excel CSV, BOM, empty rows)
@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -151,6 +152,67 @@ def _extra_cells(path: Path) -> None:
     path.write_bytes(table_bytes([HEADER, [*GOOD, None, "stray note"]]))
 
 
+def _openpyxl_book(path: Path, build: Callable[[Any], None]) -> None:
+    """A workbook saved by openpyxl, as a spreadsheet would write it; ``build`` fills it."""
+    import openpyxl
+
+    book = openpyxl.Workbook()
+    build(book)
+    book.save(path)
+
+
+def _merged_cells(path: Path) -> None:
+    def build(book: Any) -> None:
+        sheet = book.active
+        sheet.title = "Scenarios"
+        for row in ([*NAMES, "tpot_slo_ms"], ["chat", "Llama-3.1-8B", "H100", 10, 1000, 200, 40],
+                    ["rag", "Llama-3.1-8B", None, 4, 1000, 200, None],
+                    ["bot", "Llama-3.1-8B", None, 2, 500, 100, None]):
+            sheet.append(row)
+        sheet.merge_cells("C2:C4")  # one GPU typed once for three rows
+        sheet.merge_cells("G2:G4")  # one latency target for three rows
+
+    _openpyxl_book(path, build)
+
+
+def _chart_sheet(path: Path) -> None:
+    def build(book: Any) -> None:
+        book.active.title = "Data"
+        book.active.append(list(NAMES))
+        book.create_chartsheet("Scenarios")
+
+    _openpyxl_book(path, build)
+
+
+def _date_cell(path: Path) -> None:
+    def build(book: Any) -> None:
+        import datetime as dt
+
+        sheet = book.active
+        sheet.title = "Scenarios"
+        sheet.append(list(NAMES))
+        # Excel turns "1/2" typed into a cell into the 2nd of January: a date, not a rate.
+        sheet.append(["chat", "Llama-3.1-8B", "H100", dt.datetime(2024, 1, 2), 1000, 200])
+
+    _openpyxl_book(path, build)
+
+
+def _long_xlsx_cell(path: Path) -> None:
+    path.write_bytes(table_bytes([HEADER, [*GOOD, "x" * 40_000]]))
+
+
+def _long_csv_cell(path: Path) -> None:
+    note = "x" * 5_000_000
+    path.write_text(",".join([*NAMES, "note"]) + '\n"chat",Llama-3.1-8B,H100,10,1000,200,'
+                    + note + "\n", "utf-8")
+
+
+def _unclosed_quote(path: Path) -> None:
+    rows = "".join(f"s{i},Llama-3.1-8B,H100,10,1000,200\n" for i in range(30_000))
+    path.write_text(",".join(NAMES) + '\n"chat,Llama-3.1-8B,H100,10,1000,200\n' + rows,
+                    "utf-8")
+
+
 def _ole(path: Path) -> None:
     # The first bytes of an OLE2 compound file: what Excel writes for a password-protected
     # workbook (and for legacy .xls); the rest does not matter to the reader.
@@ -181,8 +243,8 @@ REJECTED: tuple[Rejected, ...] = (
         "reportgen: scenarios.json: unknown file type .json; expected .csv or .xlsx.",
     )),
     Rejected("too_big.csv", "a file over the size limit (lowered to 100 bytes here)", (
-        "reportgen: too_big.csv is 0 MiB; the limit is 0 MiB (about 2,000,000 scenarios). "
-        "Split the file.",
+        "reportgen: too_big.csv is 200 bytes; the limit is 100 bytes (about 2,000,000 "
+        "scenarios). Split the file.",
     ), make=_write(b"x" * 200), limits={"MAX_INPUT_BYTES": 100}),
     Rejected("gbk.csv", "GBK-encoded Chinese text", (
         "reportgen: gbk.csv is not UTF-8 text: byte 0xBF on line 2 cannot be read; it looks like "
@@ -230,11 +292,11 @@ REJECTED: tuple[Rejected, ...] = (
     Rejected("zip_bomb.xlsx", "an archive that expands beyond the limit (lowered to 1 MiB)", (
         "reportgen: zip_bomb.xlsx expands to 2 MiB in 6 parts; the limit is 1 MiB and 10,000 "
         "parts. It is not a scenario table; save the scenarios as CSV.",
-    ), make=_zip_bomb, limits={"MAX_XLSX_UNCOMPRESSED_BYTES": 1024 * 1024}),
+    ), make=_zip_bomb, limits={"xlsx.MAX_XLSX_UNCOMPRESSED_BYTES": 1024 * 1024}),
     Rejected("many_parts.xlsx", "an archive with too many parts (limit lowered to 10)", (
-        "reportgen: many_parts.xlsx expands to 0 MiB in 25 parts; the limit is 500 MiB and 10 "
+        "reportgen: many_parts.xlsx expands to 2.3 KiB in 25 parts; the limit is 500 MiB and 10 "
         "parts. It is not a scenario table; save the scenarios as CSV.",
-    ), make=_many_parts, limits={"MAX_XLSX_MEMBERS": 10}),
+    ), make=_many_parts, limits={"xlsx.MAX_XLSX_MEMBERS": 10}),
     Rejected("xml_bomb.xlsx", "a sheet with nested XML entities ('billion laughs')", (
         "reportgen: xml_bomb.xlsx contains XML that reportgen refuses to parse "
         "(EntitiesForbidden: entity or DTD declarations, as in an XML bomb); it is not a "
@@ -248,13 +310,14 @@ REJECTED: tuple[Rejected, ...] = (
         "CSV.",
     ), make=_external_entity),
     Rejected("damaged_sheet.xlsx", "a workbook whose sheet XML is cut short", (
-        "reportgen: damaged_sheet.xlsx cannot be read as a workbook (ParseError: unclosed token: "
-        "line 1, column 912); open it in Excel and save it again as .xlsx.",
+        "reportgen: damaged_sheet.xlsx cannot be read as a workbook: its part "
+        "xl/worksheets/sheet1.xml is damaged XML (unclosed token: line 1, column 912); open it "
+        "in Excel and save it again as .xlsx.",
     ), make=_damaged_sheet),
     Rejected("far_row.xlsx", "a cell beyond the row limit (lowered to 100)", (
         "reportgen: far_row.xlsx has rows beyond Excel's limit of 100; the file is damaged or "
         "not a scenario table. Open it in Excel and save it again.",
-    ), make=_row_beyond_limit, limits={"MAX_XLSX_ROWS": 100}),
+    ), make=_row_beyond_limit, limits={"xlsx.MAX_XLSX_ROWS": 100}),
     Rejected("empty_sheet.xlsx", "a workbook with an empty sheet", (
         "reportgen: empty_sheet.xlsx, sheet Scenarios: row 1 is empty; expected the column names "
         "(scenario, model, gpu, peak_qps, ...).",
@@ -291,6 +354,25 @@ REJECTED: tuple[Rejected, ...] = (
         "expected a header row with at least scenario, model, gpu, peak_qps, avg_prompt_tokens, "
         "avg_output_tokens; column names are case-insensitive; see `reportgen columns`.",
     )),
+    Rejected("misspelt_columns.csv", "headers close to a column: a hyphen, a shortened name, "
+             "a unit after a line break, a zero-width space, a synonym", _problems(
+        "misspelt_columns.csv",
+        'row 1, column D: the header "peak-qps" is not a reportgen column; expected a column '
+        'name from `reportgen columns`; did you mean "peak_qps"? Rename the header.',
+        'row 1, column G: the header "tpot_ms" is not a reportgen column; expected a column name '
+        'from `reportgen columns`; did you mean "tpot_slo_ms"? Rename the header.',
+        'row 1, column H: the header "ttft_slo_ms\\n(ms)" is not a reportgen column (it holds '
+        "U+000A (a line break)); expected a column name from `reportgen columns`; did you mean "
+        '"ttft_slo_ms"? Rename the header, or delete the invisible characters.',
+        'row 1, column I: the header "max_batch\\u200b" is not a reportgen column (it holds '
+        "U+200B ZERO WIDTH SPACE); expected a column name from `reportgen columns`; did you mean "
+        '"max_batch"? Rename the header, or delete the invisible characters.',
+        'row 1, column J: the header "batch_size" is not a reportgen column; expected a column '
+        'name from `reportgen columns`; did you mean "max_batch"? Rename the header.',
+    ), make=_write(
+        'scenario,model,gpu,peak-qps,avg_prompt_tokens,avg_output_tokens,tpot_ms,'
+        '"ttft_slo_ms\n(ms)",max_batch\u200b,batch_size,comment\n'
+        "chat,Llama-3.1-8B,H100,10,1000,200,40,500,64,64,hello\n".encode())),
     Rejected("duplicate_column.csv", "a column given twice", _problems(
         "duplicate_column.csv",
         "row 1, column peak_qps: the column appears twice; expected each column once; delete "
@@ -449,14 +531,81 @@ REJECTED: tuple[Rejected, ...] = (
     Rejected("missing_config_json.csv", "a model given as a config.json that does not exist",
              _problems(
         "missing_config_json.csv",
-        'row 2 (scenario "local"), column model: cannot use "models/missing/config.json": cannot '
-        "read config.json as JSON: [Errno 2] No such file or directory: "
-        "'models/missing/config.json'; expected a readable Hugging Face config.json.",
+        'row 2 (scenario "local"), column model: models/missing/config.json: no such file; '
+        "expected a readable Hugging Face config.json.",
     )),
+    Rejected("invisible_names.csv", "names that are only invisible, the same in two Unicode "
+             "forms or with invisible characters, and a right-to-left override", _problems(
+        "invisible_names.csv",
+        'row 3, column scenario: the name "\\u200b\\u200b" holds only '
+        "invisible characters (U+200B ZERO WIDTH SPACE); expected a name a reader can see; type "
+        "the name again.",
+        'row 5 (scenario "Café"), column scenario: "Café" is already used on row 4 as '
+        '"Café": they read the same and differ only in invisible characters, spacing or '
+        "Unicode form; expected a unique name per scenario.",
+        'row 6 (scenario "chat\\u200b"), column scenario: "chat\\u200b" is already used on row 2 '
+        'as "chat": they read the same and differ only in invisible characters, spacing or '
+        "Unicode form; expected a unique name per scenario.",
+        'row 7 (scenario "\\u202etxt.exe"), column scenario: the text contains the invisible '
+        "character U+202E RIGHT-TO-LEFT OVERRIDE, which shows the text in another order than it "
+        "is written; expected text without bidirectional controls; delete it.",
+    ), make=_write(",".join(NAMES).encode() + b"\n" + "".join(
+        f"{name},Llama-3.1-8B,H100,10,1000,200\n"
+        for name in ("chat", "\u200b\u200b", "Caf\u00e9", "Cafe\u0301", "chat\u200b",
+                     "\u202etxt.exe")).encode())),
+    Rejected("merged_cells.xlsx", "a GPU and a latency target typed once in merged cells",
+             _problems(
+        "merged_cells.xlsx (sheet Scenarios)",
+        'row 3 (scenario "rag"), column gpu: the cell is inside the merged cells C2:C4, whose '
+        'value "H100" belongs to C2 only; expected a value in each row\'s own cell; unmerge the '
+        "cells (Excel: Home > Merge & Center > Unmerge Cells) and fill in every row.",
+        'row 3 (scenario "rag"), column tpot_slo_ms: the cell is inside the merged cells G2:G4, '
+        'whose value "40" belongs to G2 only; expected a value in each row\'s own cell; unmerge '
+        "the cells (Excel: Home > Merge & Center > Unmerge Cells) and fill in every row.",
+        'row 4 (scenario "bot"), column gpu: the cell is inside the merged cells C2:C4, whose '
+        'value "H100" belongs to C2 only; expected a value in each row\'s own cell; unmerge the '
+        "cells (Excel: Home > Merge & Center > Unmerge Cells) and fill in every row.",
+        'row 4 (scenario "bot"), column tpot_slo_ms: the cell is inside the merged cells G2:G4, '
+        'whose value "40" belongs to G2 only; expected a value in each row\'s own cell; unmerge '
+        "the cells (Excel: Home > Merge & Center > Unmerge Cells) and fill in every row.",
+    ), make=_merged_cells),
+    Rejected("chart_sheet.xlsx", "a chart sheet named Scenarios", (
+        'reportgen: chart_sheet.xlsx: the sheet "Scenarios" is a chart sheet, not a worksheet of '
+        'cells; put the scenarios in a worksheet named "Scenarios" (rename or delete the chart '
+        "sheet), or save them as CSV.",
+    ), make=_chart_sheet),
+    Rejected("date_cell.xlsx", "a date where a rate is expected (Excel's reading of 1/2)",
+             _problems(
+        "date_cell.xlsx (sheet Scenarios)",
+        'row 2 (scenario "chat"), column peak_qps: got "2024-01-02 00:00:00"; expected a number '
+        "> 0 and ≤ 1,000,000 in req/s.",
+    ), make=_date_cell),
+    Rejected("long_cell.xlsx", "a cell longer than Excel allows (40,000 characters)", (
+        "reportgen: long_cell.xlsx: cell G2 holds 40,000 characters; a cell holds at most "
+        "32,767 in Excel, so the file was not saved by a spreadsheet. Open it in Excel and save "
+        "it again, or save the scenarios as CSV.",
+    ), make=_long_xlsx_cell),
+    Rejected("long_cell.csv", "a 5,000,000-character cell in a file with quotes", (
+        "reportgen: long_cell.csv, line 2: a cell is longer than 131,072 characters; the cells "
+        "of a scenario file are names and numbers (at most 1,000 characters). Is it the right "
+        "file?",
+    ), make=_long_csv_cell),
+    Rejected("unclosed_quote.csv", "a quote never closed, 30,000 rows before the end", (
+        'reportgen: unclosed_quote.csv, line 2: a double quote (") opens a cell that is never '
+        "closed, so the rest of the file reads as one cell of more than 131,072 characters; "
+        "close the quote, or save the file again from a spreadsheet.",
+    ), make=_unclosed_quote),
 )
 
 
 # --- accepted -----------------------------------------------------------------------------------
+
+
+def _many_unknown_columns(path: Path) -> None:
+    notes = [f"note {i}" for i in range(10_000)]
+    path.write_text(",".join([*NAMES, *notes]) + "\n"
+                    + ",".join(["chat", "Llama-3.1-8B", "H100", "10", "1000", "200", *notes])
+                    + "\n", "utf-8")
 
 
 def _european(results: pd.DataFrame) -> None:
@@ -537,13 +686,16 @@ ACCEPTED: tuple[Accepted, ...] = (
              _european),
     Accepted("sep_line.csv", "Excel's 'sep=;' first line", _sep_line),
     Accepted("utf8_bom.csv", "UTF-8 with a byte-order mark", _one_chat),
-    Accepted("unknown_column.csv", "unknown columns: a warning with the closest known column",
+    Accepted("unknown_column.csv", "a column about something else: ignored with a warning",
              _one_chat, warnings=(
-        'reportgen: warning: unknown_column.csv: column "pek_qps" is not a reportgen column and '
-        'is ignored; did you mean "peak_qps"?',
         'reportgen: warning: unknown_column.csv: column "comment" is not a reportgen column and '
         "is ignored",
     )),
+    Accepted("many_unknown_columns.csv", "10,000 unrelated columns: one summarised warning",
+             _one_chat, warnings=(
+        "reportgen: warning: many_unknown_columns.csv: 10,000 columns are not reportgen columns "
+        'and are ignored, the first 5: "note 0", "note 1", "note 2", "note 3", "note 4"',
+    ), make=_many_unknown_columns),
     Accepted("empty_rows.csv", "empty and whitespace-only rows are skipped", _two_rows),
     Accepted("infeasible.csv", "weights that fit no TP and an SLO no batch meets", _infeasible),
     Accepted("fp4_on_hopper.csv", "fp4 weights on a GPU without fp4 tensor cores", _fp4),

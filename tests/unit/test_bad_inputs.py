@@ -10,7 +10,7 @@ import openpyxl
 import pandas as pd
 import pytest
 
-from reportgen import readers, validate
+from reportgen import inputfiles, readers, validate, xlsx_input
 from reportgen.cli import main
 from reportgen.errors import ScenarioFileError
 from tests.corpus.cases import (
@@ -47,7 +47,8 @@ def test_bad_input_exits_2_with_its_message_and_writes_nothing(
     path = _place(case, tmp_path / "in")
     for name, value in case.limits.items():
         module, _, attribute = name.rpartition(".")
-        monkeypatch.setattr({"": readers, "validate": validate}[module], attribute, value)
+        monkeypatch.setattr({"": readers, "xlsx": xlsx_input, "validate": validate}[module],
+                            attribute, value)
     monkeypatch.chdir(path.parent)  # messages name the file as the user typed it
     out = tmp_path / "out"
     code = main(["build", case.name, "--out", str(out)])
@@ -133,7 +134,7 @@ def test_a_real_zip_bomb_is_refused_before_any_xml_is_parsed(
     path = tmp_path / "bomb.xlsx"
     path.write_bytes(bytes(data))
     parsed: list[object] = []
-    monkeypatch.setattr(openpyxl, "load_workbook", lambda *a, **k: parsed.append(a))
+    monkeypatch.setattr(xlsx_input, "_parse", lambda *a, **k: parsed.append(a))
     with pytest.raises(ScenarioFileError, match="expands to 600 MiB in 5 parts"):
         readers.read_table(path)
     assert not parsed
@@ -146,10 +147,10 @@ def test_unreadable_file_is_a_user_error(
     path = tmp_path / "locked.csv"
     path.write_text(",".join(NAMES) + "\n")
 
-    def refuse(self: Path) -> bytes:
-        raise PermissionError(13, "Permission denied", str(self))
+    def refuse(path: Path) -> int:
+        raise PermissionError(13, "Permission denied", str(path))
 
-    monkeypatch.setattr(Path, "read_bytes", refuse)
+    monkeypatch.setattr(inputfiles, "_open", refuse)
     monkeypatch.chdir(tmp_path)
     assert main(["build", "locked.csv", "--out", str(tmp_path / "out")]) == 2
     assert capsys.readouterr().err.splitlines() == [

@@ -1,0 +1,88 @@
+"""The fast paths read exactly what the per-cell paths read (Hypothesis).
+
+Reading and validation take a strict fast path over whole columns (pandas' C tokenizer for CSV
+without quotes; bulk conversion of plain numbers) and keep the per-cell code for the cells that
+fail it. Whatever the cells, both paths must give the same cells, numbers and messages.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from reportgen import schema
+from reportgen.readers import Grid, _csv_records, _header, _plain_csv
+from reportgen.validate import _Collector, _numbers, _numbers_per_cell
+
+SETTINGS = settings(max_examples=300, deadline=None, derandomize=True)
+
+_CELL = st.text(st.sampled_from(list("ab1.,; -_\t\u00e9\u200b\u00a0x9eE+")), max_size=6)
+_LINE_END = st.sampled_from(["\n", "\r\n", "\r"])
+
+
+@st.composite
+def _unquoted_csv(draw: st.DrawFn) -> str:
+    width = draw(st.integers(1, 5))
+    header = [draw(st.text("abc", min_size=1, max_size=3)) for _ in range(width)]
+    lines = [",".join(header)]
+    for _ in range(draw(st.integers(0, 6))):
+        cells = draw(st.lists(_CELL.filter(lambda c: "," not in c), max_size=width))
+        lines.append(",".join(cells))
+    end = draw(_LINE_END)
+    return end.join(lines) + draw(st.sampled_from(["", end]))
+
+
+@SETTINGS
+@given(_unquoted_csv())
+def test_csv_without_quotes_reads_the_same_by_both_paths(text: str) -> None:
+    fast = _plain_csv(text, ",")
+    if fast is None:
+        return  # the csv module reads it (a case the fast path declines is not a wrong reading)
+    records = _csv_records("t.csv", text, ",", 0)
+    header = _header(records[0])
+    slow = Grid.from_rows(list(enumerate(records[1:], start=2)), len(header))
+    assert fast[0] == header
+
+    def cells(grid: Grid) -> list[tuple[int, list[object]]]:
+        # the csv module gives [] for an empty line, pandas a row of "": both are blank cells
+        return [(n, ["" if c is None else c for c in row]) for n, row in grid]
+
+    assert cells(fast[1]) == cells(slow)
+
+
+_NUMBERISH = st.one_of(
+    st.floats(allow_nan=True, allow_infinity=True).map(repr),
+    st.integers(-10**6, 10**7).map(str),
+    st.text(st.sampled_from(list("0123456789.,eE+-_ %")), max_size=8),
+    st.sampled_from(["", " ", "1,5", "1.000", "1'000", "10%", "nan", "inf", "1e400", "٣",
+                     "5e-324", " 8 ", "1_0"]),
+)
+
+
+@SETTINGS
+@given(st.lists(_NUMBERISH, min_size=1, max_size=12),
+       st.sampled_from([c for c in schema.COLUMNS if c.type == "number"]), st.booleans())
+def test_numbers_fast_path_matches_the_per_cell_parser(
+    cells: list[str], column: schema.Column, semicolon: bool,
+) -> None:
+    rows = list(range(2, 2 + len(cells)))
+    names = [f"s{i}" for i in range(len(cells))]
+    fast_out, slow_out = _Collector("t.csv"), _Collector("t.csv")
+    fast = _numbers(list(cells), column, rows, names, semicolon, fast_out)
+    slow = _numbers_per_cell(list(cells), column, rows, names, semicolon, slow_out)
+    np.testing.assert_array_equal(fast, slow)
+    key = lambda issue: (issue.row, issue.column)  # noqa: E731
+    assert sorted(fast_out.issues, key=key) == sorted(slow_out.issues, key=key)
+
+
+@pytest.mark.parametrize("values", [[1.0, None, 3], [10**400, 2.0], [True, 1.0]])
+def test_numbers_from_xlsx_cells_match_the_per_cell_parser(values: list[object]) -> None:
+    column = schema.BY_NAME["peak_qps"]
+    rows, names = [2, 3, 4][: len(values)], ["a", "b", "c"][: len(values)]
+    fast_out, slow_out = _Collector("t.xlsx"), _Collector("t.xlsx")
+    fast = _numbers(list(values), column, rows, names, False, fast_out)
+    slow = _numbers_per_cell(list(values), column, rows, names, False, slow_out)
+    np.testing.assert_array_equal(fast, slow)
+    assert fast_out.issues == slow_out.issues
