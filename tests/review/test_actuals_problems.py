@@ -127,3 +127,18 @@ def test_a_plan_that_is_not_a_reportgen_output_is_refused(
     code, error = _run(scenarios, tmp_path, GOOD["chat"] + GOOD["coder"], capsys)
     assert code == 2
     assert "not a results CSV written by `reportgen build`" in error
+
+
+def test_an_output_never_replaces_an_input(plan: Path, tmp_path: Path,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    """Actuals saved under the name the re-forecast would take, in the output folder."""
+    out = tmp_path / "out"
+    out.mkdir()
+    actuals = out / "plan-reforecast.csv"
+    actuals.write_text(HEADER + GOOD["chat"] + GOOD["coder"], encoding="utf-8")
+    before = actuals.read_bytes()
+    code = main(["review", str(plan), str(actuals), "--out", str(out)])
+    assert code == 2
+    assert "an input of this review; nothing was written" in capsys.readouterr().err
+    assert actuals.read_bytes() == before and sorted(p.name for p in out.iterdir()) == [
+        "plan-reforecast.csv"]
