@@ -23,14 +23,15 @@ from reportgen.xlfuncs import xl_round
 
 CHOSEN, OPTION, COMPARE, NO_FIT = "chosen", "option", "compare", "no fit"
 DECISION_COLUMNS: tuple[str, ...] = (
-    "status", "counted", "decision", "candidates_evaluated", "searched", "runner_up",
+    "status", "counted", "why", "decision", "candidates_evaluated", "searched", "runner_up",
     "runner_up_monthly_cost", "margin_monthly_cost", "typed_configuration",
     "typed_monthly_cost", "saving_monthly_cost",
 )
 # Units and meanings of the decision columns (the registry's columns carry their own).
 DECISION_UNITS = {
-    "status": "text", "counted": "flag", "decision": "text", "candidates_evaluated": "count",
-    "searched": "text", "runner_up": "text", "runner_up_monthly_cost": "USD/month",
+    "status": "text", "counted": "flag", "why": "text", "decision": "text",
+    "candidates_evaluated": "count", "searched": "text", "runner_up": "text",
+    "runner_up_monthly_cost": "USD/month",
     "margin_monthly_cost": "USD/month", "typed_configuration": "text",
     "typed_monthly_cost": "USD/month", "saving_monthly_cost": "USD/month",
 }
@@ -38,6 +39,7 @@ DECISION_DOCS = {
     "status": "chosen (budgeted), option (another row of its workload is cheaper), compare "
               "(shown for comparison only) or no fit (nothing searched meets its targets).",
     "counted": "1 when the plan's totals, BOM and procurement count the row (status chosen).",
+    "why": "Why the row is or is not budgeted, in a few words (a live formula in the workbook).",
     "decision": "Why the row is or is not budgeted, in a sentence.",
     "candidates_evaluated": "Configurations of the row planned by the search.",
     "searched": "The inputs the row searched (auto, a list, or a blank tp).",
@@ -65,6 +67,13 @@ COUNTED_XL = (
 STATUS_XL = (
     'IF({role}<>"plan","compare",IF({in_plan_total}<>1,"no fit",'
     'IF({counted}=1,"chosen","option")))'
+)
+WHY_XL = (
+    'IF({status}="chosen","budgeted",IF({status}="compare","shown for comparison, not budgeted",'
+    'IF({status}="no fit","not budgeted: nothing meets the targets ("&{bottleneck}&")",'
+    '"not budgeted: "&ROUND({monthly_cost}-SUMPRODUCT(({workload_key[]}={workload_key})'
+    '*({counted[]}=1)*{monthly_cost[]}),0)&" USD/month more than the budgeted row of its '
+    'workload")))'
 )
 
 
@@ -113,15 +122,28 @@ def _winners(results: pd.DataFrame) -> pd.Series:
 
 
 def choice(results: pd.DataFrame) -> pd.DataFrame:
-    """``counted`` and ``status`` of every row from its registry results alone (what the
-    workbook's COUNTED_XL and STATUS_XL compute)."""
+    """``counted``, ``status`` and ``why`` of every row from its registry results alone (what
+    the workbook's COUNTED_XL, STATUS_XL and WHY_XL compute)."""
     winners = _winners(results).to_numpy()
     feasible = results["in_plan_total"].to_numpy(dtype=float) == 1
     plan = (results["role"] == "plan").to_numpy()
     status = np.where(~plan, COMPARE, np.where(~feasible, NO_FIT,
                                                np.where(winners, CHOSEN, OPTION)))
-    return pd.DataFrame({"counted": (status == CHOSEN).astype(float),
-                         "status": status.astype(object)}, index=results.index)
+    counted = (status == CHOSEN).astype(float)
+    cost = results["monthly_cost"].to_numpy(dtype=float)
+    keys = results["workload_key"].to_numpy(dtype=object)
+    budgeted = pd.Series(cost * counted).groupby(keys).transform("sum").to_numpy()
+    bottleneck = results["bottleneck"].tolist()
+    why = [
+        "budgeted" if s == CHOSEN else
+        "shown for comparison, not budgeted" if s == COMPARE else
+        f"not budgeted: nothing meets the targets ({bottleneck[i]})" if s == NO_FIT else
+        f"not budgeted: {xl_round(cost[i] - budgeted[i], 0):.0f} USD/month more than the "
+        "budgeted row of its workload"
+        for i, s in enumerate(status.tolist())
+    ]
+    return pd.DataFrame({"counted": counted, "status": status.astype(object),
+                         "why": np.array(why, dtype=object)}, index=results.index)
 
 
 def _runner_up(search: Search, n: int) -> tuple[list[str], np.ndarray]:
@@ -153,6 +175,7 @@ def decide(results: pd.DataFrame, search: Search, typed: pd.DataFrame) -> pd.Dat
     return pd.DataFrame({
         "status": status,
         "counted": chosen["counted"],
+        "why": chosen["why"],
         "decision": _sentences(results, status, search, runner_cost),
         "candidates_evaluated": search.evaluated.astype(float),
         "searched": [", ".join(cols) for cols in search.searched],

@@ -12,7 +12,7 @@ from openpyxl.formatting.rule import CellIsRule, FormulaRule
 from openpyxl.styles import Font, PatternFill
 from openpyxl.worksheet.worksheet import Worksheet
 
-from reportgen.choose import COUNTED_XL, STATUS_XL
+from reportgen.choose import COUNTED_XL, STATUS_XL, WHY_XL
 from reportgen.render.cells import header_row, set_formula, set_widths
 from reportgen.render.layout import FIRST_ROW, PLANNED_PREFIX, Layout, letter
 from reportgen.render.registry_rows import (
@@ -30,6 +30,7 @@ CHOICE: tuple[tuple[str, str, str], ...] = (
      "targets and is the cheapest of its workload (ties: fewer GPUs, lower TPOT, earlier row)."),
     ("status", STATUS_XL, "chosen (budgeted), option (another row of the workload is cheaper), "
      "compare (shown for comparison) or no fit."),
+    ("why", WHY_XL, "Why the row is or is not budgeted, in a few words."),
 )
 EXTRA_COLUMNS: tuple[str, ...] = (*PLANNED, *(name for name, _, _ in CHOICE))
 
