@@ -4,6 +4,10 @@
 report:
 	@scripts/bootstrap.sh run
 	.venv/bin/reportgen build inputs/scenarios.csv --out outputs
+	.venv/bin/reportgen build inputs/review/plan-2026q1.csv --out outputs --format xlsx \
+		--title "Inference fleet, Q1 2026" --date 2025-12-15
+	.venv/bin/reportgen review outputs/plan-2026q1.xlsx inputs/review/vllm-chat-assistant-2026q1.json.gz \
+		inputs/review/actuals-2026q1.csv inputs/review/cur-2026q1.csv --out outputs
 
 test:
 	@scripts/bootstrap.sh test

@@ -3,6 +3,7 @@ errors to exit codes (0 ok, 2 for anything the user can fix, 1 for a bug)."""
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 import sys
 import traceback
@@ -77,16 +78,18 @@ def app() -> None:
               help="Outputs to write (repeatable; default: all).")
 @click.option("--efficiency", "efficiency", type=click.Path(path_type=Path),
               help="Your efficiency rows (CSV/XLSX, e.g. from `reportgen calibrate`).")
+@click.option("--date", "generated", type=click.DateTime(["%Y-%m-%d"]), default=None,
+              help="Date the plan is stamped with, YYYY-MM-DD (default: today).")
 @click.option("--debug", is_flag=True, help="Show tracebacks.")
 def build(input_path: Path | None, out_dir: Path, title: str, formats: tuple[str, ...],
-          efficiency: Path | None, debug: bool) -> None:
+          efficiency: Path | None, generated: dt.datetime | None, debug: bool) -> None:
     """Build the results CSV, workbook and PDF from INPUT (default inputs/scenarios.csv)."""
     from reportgen.pipeline import FORMATS, BuildOptions
     from reportgen.pipeline import build as run_build
     from reportgen.terminal import progress_reporter, summary_table
 
     options = BuildOptions(input_path or DEFAULT_INPUT, out_dir, title, formats or FORMATS,
-                           efficiency=efficiency)
+                           generated.date() if generated else None, efficiency=efficiency)
 
     def action() -> None:
         with progress_reporter() as step:
@@ -112,6 +115,7 @@ def estimate(input_path: Path, as_json: bool, efficiency: Path | None, debug: bo
         results_json,
         write_results_csv,
     )
+    from reportgen.stamp import stamped_results
 
     def action() -> None:
         refuse_stdout_over_input(sys.stdout, input_path)  # before the read: say what happened
@@ -121,9 +125,9 @@ def estimate(input_path: Path, as_json: bool, efficiency: Path | None, debug: bo
         _warn(checked.warnings)
         _warn(plan.calibration.warnings() if plan.calibration is not None else ())
         if as_json:
-            click.echo(results_json(plan.results))
+            click.echo(results_json(stamped_results(plan)))
         else:
-            write_results_csv(plan.results, sys.stdout)
+            write_results_csv(stamped_results(plan), sys.stdout)
 
     _guarded(debug, action)
 
@@ -199,11 +203,49 @@ def calibrate(results: tuple[Path, ...], out: Path, stack_file: Path | None, deb
 
 @app.command()
 @click.option("--markdown", is_flag=True, help="A Markdown table (for the README).")
-def columns(markdown: bool) -> None:
+@click.option("--actuals", is_flag=True, help="The actuals template of `reportgen review`.")
+def columns(markdown: bool, actuals: bool) -> None:
     """Every input column with type, unit, default, allowed values and meaning."""
     from reportgen.terminal import columns_table
 
-    columns_table(markdown)
+    if actuals:
+        from reportgen.review.actuals.measures import TEMPLATE_COLUMNS
+
+        columns_table(markdown, TEMPLATE_COLUMNS, "Actuals template columns (CSV or XLSX; one "
+                      "row per workload and period)")
+    else:
+        columns_table(markdown)
+
+
+@app.command()
+@click.argument("plan_path", metavar="PLAN", type=click.Path(path_type=Path))
+@click.argument("actual_paths", metavar="ACTUALS...", nargs=-1, required=True,
+                type=click.Path(path_type=Path))
+@click.option("--out", "out_dir", default=Path("outputs"), show_default=True,
+              type=click.Path(path_type=Path, file_okay=False), help="Folder for the outputs.")
+@click.option("--title", default="", help="Title of the review (default: the plan's).")
+@click.option("--format", "formats", multiple=True, type=click.Choice(["xlsx", "pdf", "csv"]),
+              help="Outputs to write (repeatable; default: all).")
+@click.option("--debug", is_flag=True, help="Show tracebacks.")
+def review(plan_path: Path, actual_paths: tuple[Path, ...], out_dir: Path, title: str,
+           formats: tuple[str, ...], debug: bool) -> None:
+    """The quarter in review: PLAN (a workbook or results CSV from `reportgen build`) against
+    ACTUALS (the actuals template, Prometheus query_range exports of vLLM metrics, AWS Cost and
+    Usage Report CSVs): variance explained, latency against target, re-forecast."""
+    from reportgen.review.pipeline import FORMATS, ReviewOptions, run_review
+    from reportgen.review.terminal import summary
+    from reportgen.terminal import progress_reporter
+
+    options = ReviewOptions(plan_path, actual_paths, out_dir, title, formats or FORMATS)
+
+    def action() -> None:
+        with progress_reporter() as step:
+            result = run_review(options, step)
+        _warn([f"the plan file was edited after reportgen wrote it: {w}"
+               for w in result.warnings])
+        summary(result)
+
+    _guarded(debug, action)
 
 
 @app.command()

@@ -8,6 +8,8 @@
                                 corrupt or hostile
     + OutputOverInputError      an output would replace a file the build reads
     + ScenarioValidationError   one or more cell-level problems, all listed in ``issues``
+    + PlanFileError             review: the plan file is not a readable reportgen output
+    + ActualsError              review: problems in the actuals, all listed in ``problems``
   x OutputError                 an output cannot be written (read-only folder, file locked)
   x CatalogError                the shipped catalog data is inconsistent (a bug in our data)
 
@@ -97,3 +99,26 @@ class OutputError(ReportgenError):
 
 class CatalogError(ReportgenError):
     """The shipped GPU, model or efficiency catalog is inconsistent."""
+
+
+# --- `reportgen review` ------------------------------------------------------------------------
+
+
+class PlanFileError(InputError):
+    """The plan given to `reportgen review` is not a workbook or results CSV that `reportgen
+    build` wrote, or cannot be read back."""
+
+
+class ActualsError(InputError):
+    """Problems in the actuals given to `reportgen review`; ``problems`` lists every one."""
+
+    def __init__(self, problems: list[str]) -> None:
+        self.problems = problems
+        n = len(problems)
+        lines = [f"the actuals have {n:,} problem{'s' if n != 1 else ''}; nothing was written."]
+        lines += ["  " + p for p in problems[:MAX_ISSUES_SHOWN]]
+        if n > MAX_ISSUES_SHOWN:
+            lines.append(f"  ... and {n - MAX_ISSUES_SHOWN:,} more.")
+        lines.append("Run `reportgen columns --actuals` for the actuals template and "
+                     "docs/retrospective.md for the Prometheus and billing exports it reads.")
+        super().__init__("\n".join(lines))

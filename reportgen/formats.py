@@ -63,6 +63,12 @@ FORMATS: dict[str, Format] = {
     "s/h": _INT,
     "bytes/GiB": _INT,
     "GiB/GPU": Format(1, "#,##0.0", " GiB"),
+    # quarterly review (reportgen review)
+    "USD": Format(2, '"$"#,##0.00', currency=True),
+    "USD/window": Format(0, '"$"#,##0', currency=True),
+    "GPU-h": Format(0, "#,##0", " GPU-h"),
+    "requests": Format(0, "#,##0", " requests"),
+    "%/month": Format(1, '0.0%', percent=True),
 }
 
 

@@ -19,6 +19,7 @@ import pandas as pd
 from reportgen import __version__
 from reportgen.choose import as_typed, decide
 from reportgen.columns import OUTPUT_COLUMNS
+from reportgen.digest import inputs_digest, reference_digest
 from reportgen.engine import estimate
 from reportgen.errors import InputError, OutputOverInputError
 from reportgen.inputfiles import InputFile, find_overwritten_input
@@ -27,6 +28,8 @@ from reportgen.outputs import staged_outputs
 from reportgen.plan import Plan, Provenance
 from reportgen.readers import read_table
 from reportgen.search import concrete, search
+from reportgen.stamp import STAMP_COLUMNS, stamped_results
+from reportgen.units import CONSTANTS
 from reportgen.validate import ValidatedInput, validate
 
 if TYPE_CHECKING:
@@ -119,6 +122,10 @@ def make_plan(checked: ValidatedInput, input_name: str, title: str = "",
         input_sha256=checked.sha256,
         generated=generated or dt.date.today(),
         version=__version__,
+        inputs_digest=inputs_digest(checked.scenarios, specs),
+        reference_digest=reference_digest(
+            checked.tables, {name: c.value for name, c in CONSTANTS.items()}
+        ),
     )
     return Plan(scenarios, checked.tables, results, provenance, typed=checked.scenarios,
                 specs=specs, search=found, calibration=calibration)
@@ -132,6 +139,10 @@ def write_results_csv(results: pd.DataFrame, path: Path | TextIO) -> None:
 def results_json(results: pd.DataFrame) -> str:
     """The results table as a JSON array of objects, one per scenario."""
     records = results.replace({np.nan: None}).to_dict(orient="records")
+    for record in records:  # provenance columns hold JSON text: embed it as JSON
+        for column in STAMP_COLUMNS:
+            if isinstance(record.get(column), str):
+                record[column] = json.loads(record[column])
     return json.dumps(records, indent=2, ensure_ascii=False, allow_nan=False)
 
 
@@ -215,7 +226,7 @@ def build(options: BuildOptions, progress: Callable[[str], None] | None = None) 
         if "csv" in options.formats:
             step("writing results CSV")
             path = options.out_dir / names["csv"]
-            stage(path, lambda p: write_results_csv(plan.results, p))
+            stage(path, lambda p: write_results_csv(stamped_results(plan), p))
             outputs.append(path)
         if "xlsx" in options.formats:
             step("writing workbook")

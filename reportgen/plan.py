@@ -25,6 +25,10 @@ class Provenance:
     input_sha256: str
     generated: dt.date
     version: str
+    # Canonical digests of the validated inputs and of the reference data (constants, GPU, model
+    # and efficiency tables): recomputable from an output, so edits are detected (digest.py).
+    inputs_digest: str = ""
+    reference_digest: str = ""
 
 
 @dataclass(frozen=True)

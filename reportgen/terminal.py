@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -115,12 +115,14 @@ def status_line(results: pd.DataFrame) -> str:
     return f"{len(results)} rows: " + "; ".join(parts) + ". Only budgeted rows are in the total."
 
 
-def columns_table(markdown: bool) -> None:
+def columns_table(markdown: bool, columns: Sequence[schema.Column] = schema.COLUMNS,
+                  title: str = "Scenario columns (CSV or XLSX; names are case-insensitive)"
+                  ) -> None:
     """Every input column: type, unit, default, allowed values, meaning."""
     rows = [
         (c.name, ("required " if c.required else "") + c.type, c.unit or "—",
          c.default or ("—" if c.required else "blank"), c.allowed(), c.help)
-        for c in schema.COLUMNS
+        for c in columns
     ]
     headers = ("column", "type", "unit", "default", "allowed", "meaning")
     if markdown:
@@ -130,7 +132,7 @@ def columns_table(markdown: bool) -> None:
             sys.stdout.write("| " + " | ".join(f"`{row[0]}`" if i == 0 else v.replace("|", "\\|")
                                                for i, v in enumerate(row)) + " |\n")
         return
-    table = Table(title="Scenario columns (CSV or XLSX; names are case-insensitive)")
+    table = Table(title=title)
     for header in headers:
         table.add_column(header)
     for row in rows:

@@ -320,3 +320,43 @@ def cost_by_gpu_and_tp(spec: CostSpec) -> str:
     """Grouped bars: the cheapest monthly cost on each GPU (groups) at each tensor parallelism
     (bars), the chosen configuration marked."""
     return _render(_draw_costs, spec)
+
+
+@dataclass(frozen=True)
+class WaterfallSpec:
+    """A bridge from a starting total through signed steps to an end total (same unit)."""
+
+    labels: tuple[str, ...]  # start, each step, end (component names: not user text)
+    values: tuple[float, ...]  # start total, each step's change, end total
+
+
+def _draw_waterfall(spec: WaterfallSpec) -> Any:
+    from matplotlib.ticker import FuncFormatter, MaxNLocator
+
+    fig, ax = _figure(6.7, 2.1)
+    fig.subplots_adjust(left=0.1, right=0.99, bottom=0.22, top=0.97)
+    running = highest = spec.values[0]
+    last = len(spec.values) - 1
+    for k, value in enumerate(spec.values):
+        if k in (0, last):
+            ax.bar(k, value, width=0.62, color=COLOURS["line"])
+            continue
+        bottom = min(running, running + value)
+        colour = COLOURS["limit"] if value > 0 else COLOURS["latency"]
+        ax.bar(k, abs(value), bottom=bottom, width=0.62, color=colour)
+        ax.plot([k - 1 + 0.31, k - 0.31], [running, running], color="#999999", linewidth=0.6)
+        running += value
+        highest = max(highest, running)
+    ax.plot([last - 1 + 0.31, last - 0.31], [running, running], color="#999999", linewidth=0.6)
+    ax.set_xticks(range(len(spec.labels)), spec.labels)
+    top = max(highest, spec.values[-1]) * 1.08
+    ax.set_ylim(0, top)
+    ax.yaxis.set_major_locator(MaxNLocator(nbins=5))
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _pos: f"${v:,.0f}"))
+    ax.grid(axis="x", visible=False)
+    return fig
+
+
+def waterfall(spec: WaterfallSpec) -> str:
+    """Start total, each step as a floating bar (increase vermillion, decrease green), end."""
+    return _render(_draw_waterfall, spec)

@@ -40,7 +40,7 @@ STATUS_COUNTS = (
     ("chosen", "budgeted"), ("option", "options not chosen"), ("compare", "for comparison"),
     ("no fit", "not fitting"),
 )
-TOTALS_HEADER_ROW = 8
+TOTALS_HEADER_ROW = 10  # rows 2-7: the cover (provenance and digests)
 TOTALS_FIRST_ROW = TOTALS_HEADER_ROW + 1
 TOTALS_NOTE = (
     "Sums of Plan columns over rows with counted = 1: per workload, the cheapest plan row that "
@@ -63,6 +63,8 @@ def _cover(ws: Worksheet, provenance: Provenance) -> None:
         ("reportgen version", provenance.version),
         ("Input file", provenance.input_name),
         ("Input SHA-256", provenance.input_sha256),
+        ("Inputs digest", provenance.inputs_digest),
+        ("Reference digest", provenance.reference_digest),
     )
     for r, (label, value) in enumerate(rows, start=2):
         set_text(ws.cell(row=r, column=1), label)

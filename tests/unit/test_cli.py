@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -11,6 +12,7 @@ import pytest
 from reportgen import schema
 from reportgen.cli import main
 from reportgen.pipeline import OUTPUT_COLUMNS
+from reportgen.stamp import STAMP_COLUMNS
 
 GOOD = (
     "scenario,model,gpu,peak_qps,avg_prompt_tokens,avg_output_tokens,tpot_slo_ms\n"
@@ -29,11 +31,12 @@ def good_csv(tmp_path: Path) -> Path:
 def test_estimate_prints_the_results_csv(
     good_csv: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """`estimate` prints one CSV row per scenario with every results column."""
+    """`estimate` prints one CSV row per scenario with every results column, then the two
+    provenance columns."""
     assert main(["estimate", str(good_csv)]) == 0
     out = capsys.readouterr().out
     header, *rows = out.strip().splitlines()
-    assert header.split(",") == list(OUTPUT_COLUMNS)
+    assert header.split(",") == [*OUTPUT_COLUMNS, *STAMP_COLUMNS]
     assert len(rows) == 2
 
 
@@ -43,6 +46,8 @@ def test_estimate_json(good_csv: Path, capsys: pytest.CaptureFixture[str]) -> No
     records = json.loads(capsys.readouterr().out)
     assert [r["scenario"] for r in records] == ["chat", "coder"]
     assert records[1]["model"] == "Llama-3.1-70B"
+    assert records[1]["input_row"]["scenario"] == "coder"
+    assert re.fullmatch(r"rgd2:[0-9a-f]{64}", records[0]["provenance"]["inputs_digest"])
 
 
 def test_build_csv_writes_the_results_and_prints_a_summary(
@@ -52,7 +57,7 @@ def test_build_csv_writes_the_results_and_prints_a_summary(
     out_dir = tmp_path / "out"
     assert main(["build", str(good_csv), "--out", str(out_dir), "--format", "csv"]) == 0
     results = pd.read_csv(out_dir / "plan-results.csv")
-    assert list(results.columns) == list(OUTPUT_COLUMNS)
+    assert list(results.columns) == [*OUTPUT_COLUMNS, *STAMP_COLUMNS]
     shown = capsys.readouterr().out
     assert "total (plan)" in shown and "chat" in shown
 

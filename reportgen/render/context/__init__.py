@@ -125,4 +125,5 @@ def build(plan: Plan) -> Report:
         formulas=formulas(),
         pitfalls=pitfalls(rows),
         calibration=calibration(plan),
+        inputs_digest=p.inputs_digest,
     )

@@ -343,3 +343,4 @@ class Report:
     formulas: tuple[FormulaGroup, ...]
     pitfalls: tuple[Pitfall, ...]
     calibration: CalibrationPage | None = None
+    inputs_digest: str = ""  # digest.py: recomputable from the workbook or results CSV

@@ -1,0 +1,110 @@
+"""Canonical digests of what a plan was computed from, stamped in every output.
+
+The input file's SHA-256 names the file; it cannot be recomputed from a workbook or a results
+CSV. These digests can: they hash the *meaning* of the validated inputs, so a reader of an output
+recomputes them from what the output holds and tells whether anything was edited since.
+
+* ``inputs_digest``: the scenario rows as validated (model and GPU as catalog names, choice
+  defaults filled). Row order, column order, blank cells, a choice written out at its default
+  and ``20`` against ``20.0`` do not change it; any value that changes the plan does.
+* ``reference_digest``: the constants and the GPU, model and efficiency tables the estimate read.
+
+Canonical form: one line per row, ``key<TAB>column=value<TAB>...`` over the row's non-blank
+cells (NaN and "" left out) with columns sorted by name, numbers as the shortest text that
+reads back as the same double (``repr(float)``), text as it is (backslash, tab and line breaks
+escaped); lines sorted; SHA-256 of the lines joined by newlines under a header naming the
+scheme and the table. A column holding numbers and text (a constants table) writes each cell
+in its own kind. A digest is stamped as ``<scheme>:<hex>`` (e.g. ``rgd2:88bb…``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from collections.abc import Callable, Mapping
+
+import numpy as np
+import pandas as pd
+
+from reportgen import schema
+from reportgen.engine import Tables
+
+SCHEME = "rgd2"  # stamped as the digest's prefix: a later scheme is told apart from an edit
+_CHOICE_DEFAULTS = {c.name: c.default for c in schema.COLUMNS if c.type == "choice"}
+_ESCAPE = str.maketrans({"\\": "\\\\", "\n": "\\n", "\t": "\\t", "\r": "\\r"})
+
+
+def _cell(value: object) -> str:
+    if value is None or value is pd.NA:
+        return ""
+    if isinstance(value, str):
+        return value.translate(_ESCAPE)
+    try:
+        number = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return str(value).translate(_ESCAPE)
+    return "" if math.isnan(number) else repr(number + 0.0)  # -0.0 + 0.0 == 0.0
+
+
+def encode_unique(values: pd.Series, encode: Callable[[object], str]) -> np.ndarray:
+    """``encode`` of every cell as an object array, called once per distinct value; blank
+    cells (None, NaN) give ""."""
+    codes, uniques = pd.factorize(values, use_na_sentinel=True)
+    table = np.array([*(encode(u) for u in uniques), ""], dtype=object)
+    return np.asarray(table[codes])  # code -1 (blank) picks the trailing ""
+
+
+def _digest(name: str, frame: pd.DataFrame, keys: pd.Series,
+            skip: Mapping[str, str] | None = None) -> str:
+    """One line per row, ``key\tcolumn=value\t...`` over the non-blank cells, columns sorted
+    by name, lines sorted; SHA-256 of the lines under a header naming the scheme and table."""
+    line = encode_unique(keys.astype(str), _cell)
+    for column in sorted(str(c) for c in frame.columns):
+        text = encode_unique(frame[column], _cell)
+        blank = text == ""
+        if skip is not None and column in skip:
+            blank |= text == skip[column]
+        line = line + np.where(blank, "", "\t" + column.translate(_ESCAPE) + "=" + text)
+    body = "\n".join([f"{SCHEME} {name}", *sorted(line.tolist())])
+    return hashlib.sha256(body.encode("utf-8")).hexdigest()
+
+
+def as_typed(scenarios: pd.DataFrame, specs: pd.DataFrame | None) -> pd.DataFrame:
+    """Validated rows with each searched cell holding its spec ("auto", "a|b") as typed:
+    validation keeps those beside the frame and leaves the cell blank (validate.py)."""
+    if specs is None or specs.empty:
+        return scenarios
+    typed = scenarios.copy()
+    for column in specs.columns:
+        given = specs[column].fillna("").astype(str).to_numpy()
+        if (given != "").any():
+            typed[column] = typed[column].astype(object)
+            typed.loc[given != "", column] = given[given != ""]
+    return typed
+
+
+def inputs_digest(scenarios: pd.DataFrame, specs: pd.DataFrame | None = None) -> str:
+    """Digest of validated scenario rows (every schema column present) and their search specs,
+    keyed by scenario name (unique ignoring case, so the key is the lower-case name)."""
+    scenarios = as_typed(scenarios, specs)
+    columns = [c.name for c in schema.COLUMNS if c.name in scenarios.columns]
+    frame = scenarios[columns].reset_index(drop=True)
+    return f"{SCHEME}:" + _digest("scenarios", frame, frame["scenario"].astype(str).str.lower(),
+                                  _CHOICE_DEFAULTS)
+
+
+def reference_digest(tables: Tables, constants: Mapping[str, float | str]) -> str:
+    """Digest of the constants and the lookup tables an estimate read."""
+    names = pd.Series(list(constants), dtype=object)
+    values = pd.DataFrame({"value": pd.Series(list(constants.values()), dtype=object)})
+    parts = [_digest("constants", values, names)]
+    for name, table in (("gpus", tables.gpus), ("models", tables.models),
+                        ("efficiency", tables.efficiency)):
+        parts.append(_digest(name, table.reset_index(drop=True),
+                             pd.Series(table.index.astype(str), dtype=object)))
+    return f"{SCHEME}:" + hashlib.sha256("\n".join(parts).encode("ascii")).hexdigest()
+
+
+def scheme_of(digest: str) -> str:
+    """The scheme a stamped digest was computed with ("" when none was stamped)."""
+    return digest.split(":", 1)[0] if ":" in digest else ("rgd1" if digest else "")
