@@ -1,8 +1,8 @@
 """Speed of the configuration search: many workloads, every catalog GPU, every tensor (and, when
 the schema has it, pipeline) parallelism, several precisions and every serving engine.
 
-Target: 1,000 workloads × every catalog GPU × TP 1–8 × PP 1–4 × three precision pairs × three
-engines in under 10 s on a 2-core machine, memory bounded (the candidates are estimated in
+Target: 1,000 workloads × every catalog GPU × TP 1–8 × PP 1, 2, 4 × four precision pairs ×
+three engines in under 10 s on a 2-core machine, memory bounded (the candidates are estimated in
 chunks and only the best few per row are kept). Prints candidates, seconds, candidates/s and
 the peak resident memory of this process.
 
@@ -29,15 +29,16 @@ MODELS = ("Llama-3.1-8B", "Llama-3.1-70B", "Qwen2.5-32B", "Mixtral-8x7B", "Qwen3
 
 
 def workloads(n: int) -> RawTable:
-    """``n`` rows that search everything: gpu auto, tp (and pp) blank, two weight and two KV
-    precisions, every engine."""
+    """``n`` rows that search everything: gpu auto, tp blank, pp auto (every pipeline depth
+    planned, not only when nothing single-node fits), two weight and two KV precisions, every
+    engine."""
     header = ["scenario", "model", "gpu", "peak_qps", "avg_prompt_tokens", "avg_output_tokens",
-              "weight_dtype", "kv_dtype", "engine", "tpot_slo_ms", "ttft_slo_ms"]
+              "pp", "weight_dtype", "kv_dtype", "engine", "tpot_slo_ms", "ttft_slo_ms"]
     rows = []
     for i in range(n):
         rows.append((i + 2, [f"w{i:05d}", MODELS[i % len(MODELS)], "auto", 5 + i % 200,
-                             300 + 37 * (i % 50), 100 + 11 * (i % 40), "bf16|fp8", "bf16|fp8",
-                             "auto", 30 + i % 50, 500 + 10 * (i % 200)]))
+                             300 + 37 * (i % 50), 100 + 11 * (i % 40), "auto", "bf16|fp8",
+                             "bf16|fp8", "auto", 30 + i % 50, 500 + 10 * (i % 200)]))
     return RawTable("bench.csv", header, rows, "0" * 64)
 
 

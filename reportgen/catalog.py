@@ -26,6 +26,7 @@ import pandas as pd
 
 from reportgen.errors import CatalogError, InputFileError
 from reportgen.inputfiles import InputFile, read_input
+from reportgen.schema import DTYPES
 
 __all__ = [
     "GPU_FIELDS",
@@ -56,6 +57,8 @@ GPU_NUMERIC: tuple[str, ...] = (
     "link_gbps",
     "link_latency_us",
     "price_per_gpu_hour",
+    "internode_gbps",
+    "internode_latency_us",
 )
 GPU_FIELDS: tuple[str, ...] = (
     "aliases",
@@ -66,6 +69,9 @@ GPU_FIELDS: tuple[str, ...] = (
     "link",
     "link_gbps",
     "link_latency_us",
+    "internode_gbps",
+    "internode_latency_us",
+    "internode_source",
     "price_per_gpu_hour",
     "price_source",
     "price_date",
@@ -92,6 +98,10 @@ MODEL_FIELDS: tuple[str, ...] = (
     "aliases",
     "architecture",
     *MODEL_NUMERIC,
+    "weight_dtype",
+    "expert_weight_dtype",
+    "kv_dtype",
+    "precision_source",
     "source",
     "source_date",
     "notes",
@@ -269,6 +279,12 @@ def _check_models(frame: pd.DataFrame) -> None:
             )
         if row["experts_per_token"] > row["experts"] or row["expert_params_b"] >= row["params_b"]:
             raise CatalogError(f"model {name!r}: inconsistent MoE fields")
+        for column in ("weight_dtype", "expert_weight_dtype", "kv_dtype"):
+            # "" = not known (a config.json whose quantization reportgen cannot read): the
+            # scenario must then type the precision (validate.py says so)
+            if row[column] not in (*DTYPES, ""):
+                raise CatalogError(f"model {name!r}: {column} {row[column]!r} is not one of "
+                                   f"{', '.join(DTYPES)}")
     _lookup_table(frame, normalise_model)
 
 
@@ -647,6 +663,85 @@ def _analyse(cfg: Mapping[str, Any]) -> _Arch:
     )
 
 
+# ---------------------------------------------------------------------------
+# The precision a checkpoint ships in (config.json torch_dtype and quantization_config)
+# ---------------------------------------------------------------------------
+
+# torch_dtype → the precision it is served in (vLLM's dtype "auto" serves float32 as fp16).
+_TORCH_DTYPES = {"bfloat16": "bf16", "float16": "fp16", "half": "fp16", "float32": "fp16",
+                 "float": "fp16"}
+_QUANT_METHODS = {"fp8": "fp8", "fbgemm_fp8": "fp8", "mxfp4": "mxfp4"}
+
+
+def _bits_dtype(bits: object, kind: object) -> str:
+    """A compressed-tensors / GPTQ-style weight description as a precision ("" if none fits)."""
+    floating = str(kind).lower() == "float"
+    if bits == 8:
+        return "fp8" if floating else "int8"
+    if bits == 4:
+        return "fp4" if floating else "int4"
+    return ""
+
+
+def _quantized(q: Mapping[str, Any]) -> tuple[str, str]:
+    """(weight precision, KV precision) a quantization_config states ("" where it states none
+    reportgen reads)."""
+    method = str(q.get("quant_method", "")).lower()
+    kv = ""
+    if method in _QUANT_METHODS:
+        weights = _QUANT_METHODS[method]
+    elif method in ("awq", "gptq", "awq_marlin", "gptq_marlin"):
+        weights = _bits_dtype(q.get("bits", q.get("w_bit")), "int")
+    elif method == "bitsandbytes":
+        weights = "int4" if q.get("load_in_4bit") else "int8" if q.get("load_in_8bit") else ""
+    elif method == "modelopt":
+        algo = str(q.get("quant_algo", "")).upper()
+        weights = {"FP8": "fp8", "NVFP4": "fp4", "W4A16_AWQ": "int4"}.get(algo, "")
+        kv = "fp8" if str(q.get("kv_cache_quant_algo", "")).upper() == "FP8" else ""
+    elif method == "compressed-tensors":
+        groups = q.get("config_groups")
+        first = next(iter(groups.values()), None) if isinstance(groups, Mapping) else None
+        scheme = first.get("weights") if isinstance(first, Mapping) else None
+        weights = (_bits_dtype(scheme.get("num_bits"), scheme.get("type"))
+                   if isinstance(scheme, Mapping) else "")
+        cache = q.get("kv_cache_scheme")
+        if isinstance(cache, Mapping):
+            kv = _bits_dtype(cache.get("num_bits"), cache.get("type"))
+    else:
+        weights = ""
+    return weights, kv
+
+
+def _precision(cfg: Mapping[str, Any], moe: bool) -> dict[str, str]:
+    """The model row's shipped precisions: ``weight_dtype`` (the weights other than routed
+    experts), ``expert_weight_dtype``, ``kv_dtype`` and ``precision_source``; a precision the
+    config states in a way reportgen does not read is "" (the scenario must type it)."""
+    c = _flatten(cfg)
+    torch_key, torch_value = _find(c, ("torch_dtype", "dtype"))
+    served = _TORCH_DTYPES.get(str(torch_value).lower(), "bf16") if torch_value else "bf16"
+    said = (f"{torch_key} {_clean(torch_value, 40)}" if torch_value
+            else "no torch_dtype (16-bit assumed)")
+    q = c.get("quantization_config")
+    if q is None:
+        return {"weight_dtype": served, "expert_weight_dtype": served, "kv_dtype": served,
+                "precision_source": f"config.json: {said}, no quantization_config"}
+    weights, kv = _quantized(q) if isinstance(q, Mapping) else ("", "")
+    method = _clean(q.get("quant_method", "") if isinstance(q, Mapping) else type(q).__name__, 40)
+    skipped = (q.get("modules_to_not_convert") or q.get("ignore") or q.get("ignored_layers")
+               if isinstance(q, Mapping) else None)
+    # An MoE checkpoint that leaves attention unquantized quantizes only its experts (gpt-oss).
+    experts_only = moe and isinstance(skipped, list) and any("attn" in str(m) for m in skipped)
+    rest = served if experts_only else weights
+    read = (f"quantization_config quant_method {method!r} gives {weights} "
+            + ("routed experts, the other weights as " + served if experts_only else "weights")
+            if weights else
+            f"quantization_config quant_method {method!r} is not one reportgen reads "
+            "(fp8, mxfp4, awq, gptq, bitsandbytes, modelopt, compressed-tensors): type "
+            "weight_dtype")
+    return {"weight_dtype": rest, "expert_weight_dtype": weights, "kv_dtype": kv or served,
+            "precision_source": f"config.json: {said}; {read}"}
+
+
 def count_params(cfg: Mapping[str, Any]) -> tuple[float, float, float]:
     """Count parameters of an HF ``config.json`` dict: (total, active per token, routed experts).
 
@@ -737,6 +832,7 @@ def read_config_file(path: Path, shown: str | None = None
         "experts_per_token": float(arch.top_k),
         "expert_params_b": arch.expert / 1e9,
         "max_context": float(arch.max_context),
+        **_precision(cfg, moe=arch.experts > 0),
         "source": f"local config.json ({Path(path).parent.name}/{Path(path).name})",
         "source_date": "",
         "notes": "parameters counted from the architecture by reportgen.catalog.count_params"

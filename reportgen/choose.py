@@ -14,6 +14,9 @@ formulas); the parity tests hold the two together.
 
 from __future__ import annotations
 
+import math
+from collections.abc import Mapping
+
 import numpy as np
 import pandas as pd
 
@@ -47,7 +50,8 @@ DECISION_DOCS = {
     "runner_up_monthly_cost": "Monthly cost of the runner-up configuration.",
     "margin_monthly_cost": "How much more the runner-up costs a month.",
     "typed_configuration": "The row as typed: listed inputs at their first value, a blank tp "
-                           "at the quick rule (smallest that leaves half the memory free).",
+                           "at the quick rule (smallest that leaves half the memory free), a "
+                           "blank pp at 1 (one node per replica).",
     "typed_monthly_cost": "Monthly cost of the row as typed (blank when it does not fit).",
     "saving_monthly_cost": "Typed monthly cost minus the chosen configuration's.",
 }
@@ -77,25 +81,60 @@ WHY_XL = (
 )
 
 
-def configurations(frame: pd.DataFrame) -> list[str]:
+def gpus_per_node(gpus: pd.DataFrame) -> dict[str, float]:
+    """GPUs per node by GPU name, from a GPU table (what :func:`configurations` reads)."""
+    return {str(k): float(v) for k, v in gpus["gpus_per_node"].items()}
+
+
+def replica_shape(tp: object, pp: object) -> str:
+    """A replica's shape in a few characters: "4" (tensor parallelism), "8×2" with pipeline
+    stages."""
+    t, p = float(tp), float(pp)  # type: ignore[arg-type]
+    return f"{t:g}" if p <= 1 else f"{t:g}×{p:g}"
+
+
+def replica_words(gpu: str, tp: float, pp: float, per_node: Mapping[str, float] | None) -> str:
+    """A replica's shape in words: "TP 2", or "TP 8 × PP 2 (16 GPUs per replica across 2
+    nodes)" when it has pipeline stages (the nodes when ``per_node`` gives the GPU's)."""
+    if pp <= 1:
+        return f"TP {tp:g}"
+    gpus = tp * pp
+    node = float(per_node.get(gpu, 0.0)) if per_node is not None else 0.0
+    span = (f" across {math.ceil(gpus / node):g} nodes" if node and gpus > node else
+            " in one node" if node else "")
+    return f"TP {tp:g} × PP {pp:g} ({gpus:g} GPUs per replica{span})"
+
+
+def weights_words(weights: str, experts: str) -> str:
+    """The weights' precision in words: "fp8 weights", "mxfp4 experts + bf16 weights"."""
+    if experts and experts != weights:
+        return f"{experts} experts + {weights or 'as-shipped'} weights"
+    return f"{weights or 'as-shipped'} weights"
+
+
+def configurations(frame: pd.DataFrame, per_node: Mapping[str, float] | None = None) -> list[str]:
     """Each row's configuration in words, e.g. "H200-SXM, TP 2, fp8 weights, fp8 KV,
-    tensorrt-llm" (a blank precision: "as-shipped")."""
-    pp = frame["pp"].to_numpy(dtype=float) if "pp" in frame else np.ones(len(frame))
+    tensorrt-llm" (a blank precision: "as-shipped"); ``per_node``: GPUs per node by GPU name,
+    for the nodes a pipeline-parallel replica spans."""
+    n = len(frame)
+    pp = frame["pp"].to_numpy(dtype=float) if "pp" in frame else np.ones(n)
+    experts = (frame["expert_weight_dtype"].tolist() if "expert_weight_dtype" in frame
+               else [""] * n)
     out = []
-    for gpu, tp, p, weights, kv, engine in zip(
+    for gpu, tp, p, weights, expert, kv, engine in zip(
         frame["gpu"].tolist(), frame["tp"].to_numpy(dtype=float).tolist(), pp.tolist(),
-        frame["weight_dtype"].tolist(), frame["kv_dtype"].tolist(), frame["engine"].tolist(),
-        strict=True,
+        frame["weight_dtype"].tolist(), experts, frame["kv_dtype"].tolist(),
+        frame["engine"].tolist(), strict=True,
     ):
-        stages = f", PP {p:g}" if p > 1 else ""
-        out.append(f"{gpu}, TP {tp:g}{stages}, {weights or 'as-shipped'} weights, "
-                   f"{kv or 'as-shipped'} KV, {engine}")
+        out.append(f"{gpu}, {replica_words(str(gpu), tp, p, per_node)}, "
+                   f"{weights_words(weights, expert)}, {kv or 'as-shipped'} KV, {engine}")
     return out
 
 
-def configuration(row: pd.Series | dict[str, object]) -> str:
+def configuration(row: pd.Series | dict[str, object],
+                  per_node: Mapping[str, float] | None = None) -> str:
     """One row's configuration in words (see :func:`configurations`)."""
-    return configurations(pd.DataFrame([dict(row)]))[0]
+    return configurations(pd.DataFrame([dict(row)]), per_node)[0]
 
 
 def _money(value: float) -> str:
@@ -146,30 +185,33 @@ def choice(results: pd.DataFrame) -> pd.DataFrame:
                          "why": np.array(why, dtype=object)}, index=results.index)
 
 
-def _runner_up(search: Search, n: int) -> tuple[list[str], np.ndarray]:
+def _runner_up(search: Search, n: int,
+               per_node: Mapping[str, float] | None) -> tuple[list[str], np.ndarray]:
     """Per row: the second-best configuration that meets the targets, and its monthly cost."""
     second = search.kept[(search.kept["rank"] == 2) & search.kept["feasible"]]
     rows = second["row"].to_numpy(dtype=int)
     text = np.full(n, "", dtype=object)
-    text[rows] = configurations(second)
+    text[rows] = configurations(second, per_node)
     cost = np.full(n, np.nan)
     cost[rows] = second["monthly_cost"].to_numpy(dtype=float)
     return text.tolist(), cost
 
 
-def decide(results: pd.DataFrame, search: Search, typed: pd.DataFrame) -> pd.DataFrame:
+def decide(results: pd.DataFrame, search: Search, typed: pd.DataFrame,
+           per_node: Mapping[str, float] | None = None) -> pd.DataFrame:
     """The decision columns (DECISION_COLUMNS), one row per row of ``results``.
 
     ``results``: the registry results of each row's best configuration; ``typed``: the registry
     results of each row as typed (searched columns at their first listed value, a blank tp at
-    the quick rule), which the savings are measured against.
+    the quick rule, a blank pp at 1), which the savings are measured against; ``per_node``:
+    GPUs per node by GPU, for the words of pipeline-parallel configurations.
     """
     n = len(results)
     chosen = choice(results)
     status = chosen["status"].to_numpy(dtype=object)
     feasible = results["in_plan_total"].to_numpy(dtype=float) == 1
     cost = results["monthly_cost"].to_numpy(dtype=float)
-    runner_text, runner_cost = _runner_up(search, n)
+    runner_text, runner_cost = _runner_up(search, n, per_node)
     typed_feasible = typed["in_plan_total"].to_numpy(dtype=float) == 1
     typed_cost = np.where(typed_feasible, typed["monthly_cost"].to_numpy(dtype=float), np.nan)
     return pd.DataFrame({
@@ -182,7 +224,7 @@ def decide(results: pd.DataFrame, search: Search, typed: pd.DataFrame) -> pd.Dat
         "runner_up": runner_text,
         "runner_up_monthly_cost": runner_cost,
         "margin_monthly_cost": runner_cost - cost,
-        "typed_configuration": configurations(typed),
+        "typed_configuration": configurations(typed, per_node),
         "typed_monthly_cost": typed_cost,
         "saving_monthly_cost": np.where(feasible, typed_cost - cost, np.nan),
     }, index=results.index)
@@ -261,8 +303,8 @@ def _searched_sentence(i: int, search: Search, runner_cost: float, cost: float,
 
 def as_typed(scenarios: pd.DataFrame, specs: pd.DataFrame, best: pd.DataFrame) -> pd.DataFrame:
     """Each row as typed, made concrete: a listed column at its first value, an ``auto`` GPU at
-    the one chosen, other ``auto`` columns at their default (as shipped; vLLM), a blank tp left
-    blank (the registry's quick rule: the smallest tp that leaves half the memory free)."""
+    the one chosen, other ``auto`` columns at their default (as shipped; vLLM; pp 1), a blank tp
+    left blank (the registry's quick rule: the smallest tp that leaves half the memory free)."""
     frame = scenarios.copy()
     for c in CONFIG:
         if c not in specs:

@@ -6,7 +6,8 @@ files, prints or raises for a scenario that does not fit: that is a result with 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import functools
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -14,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from reportgen import schema
-from reportgen.quantities import REGISTRY, input_kind
+from reportgen.quantities import REGISTRY, Quantity, input_kind
 from reportgen.quantities.registry import KEYS_PREFIX, LOOKUP_KEYS, RAW_PREFIX
 from reportgen.units import CONSTANTS
 from reportgen.xlfuncs import Array
@@ -42,6 +43,13 @@ def _column(frame: pd.DataFrame, name: str) -> Array:
     return frame[name].fillna("").to_numpy(dtype=object)
 
 
+def input_arrays(scenarios: pd.DataFrame) -> dict[str, Array]:
+    """The scenario columns the engine reads, as arrays: numbers as floats (blank NaN), text
+    as objects (blank "")."""
+    return {c.name: _column(scenarios, c.name) for c in schema.COLUMNS
+            if c.name in scenarios.columns}
+
+
 def _as_array(value: Any, n: int) -> Array:
     array = np.asarray(value)
     if array.ndim == 0:
@@ -51,23 +59,52 @@ def _as_array(value: Any, n: int) -> Array:
     return np.asarray(array, dtype=object)
 
 
-def estimate(
-    scenarios: pd.DataFrame,
+@functools.cache
+def needed(wanted: frozenset[str]) -> tuple[Quantity, ...]:
+    """The quantities ``wanted`` and everything they depend on, in registry order."""
+    need = set(wanted)
+    for q in reversed(REGISTRY.values()):
+        if q.name in need:
+            for name in q.inputs:
+                kind = input_kind(name)
+                if kind == "lookup":
+                    name = LOOKUP_KEYS[name.split("__", 1)[0]]
+                    kind = input_kind(name)
+                if kind == "quantity":
+                    need.add(name)
+    return tuple(q for q in REGISTRY.values() if q.name in need)
+
+
+@functools.cache
+def raw_dependencies(name: str) -> frozenset[str]:
+    """The scenario columns quantity ``name`` reads, directly or through other quantities
+    (a lookup reads the column that keys it)."""
+    out: set[str] = set()
+    for item in REGISTRY[name].inputs:
+        kind = input_kind(item)
+        if kind == "lookup":
+            item = LOOKUP_KEYS[item.split("__", 1)[0]]
+            kind = input_kind(item)
+        if kind == "raw":
+            out.add(item.removeprefix(RAW_PREFIX))
+        elif kind == "quantity":
+            out |= raw_dependencies(item)
+    return frozenset(out)
+
+
+def evaluate(
+    columns: Mapping[str, Array],
+    n: int,
     tables: Tables,
     constants: Mapping[str, float | str] | None = None,
     overrides: Mapping[str, Any] | None = None,
-) -> pd.DataFrame:
-    """Every quantity for every scenario.
-
-    ``scenarios`` is a validated frame (see validate.py): one row per scenario, every input column
-    present, blanks as NaN (numbers) or "" (text), model and GPU as catalog names present in
-    ``tables``. ``constants`` overrides values of units.CONSTANTS by name; ``overrides`` pins
-    quantities (e.g. ``{"batch": 64}``) so that everything downstream is evaluated at that value,
-    which is how the batch curves are drawn.
-    """
+    wanted: Collection[str] | None = None,
+) -> dict[str, Array]:
+    """The quantities ``wanted`` (default: all) of ``n`` scenarios given as input arrays
+    (:func:`input_arrays`); see :func:`estimate`. Only what the wanted quantities depend on
+    is computed, so a search that ranks candidates by a few figures pays for those alone."""
     values = {name: c.value for name, c in CONSTANTS.items()}
     values.update(constants or {})
-    n = len(scenarios)
     env: dict[str, Array] = {}
     indexers: dict[str, Array] = {}
 
@@ -89,7 +126,7 @@ def estimate(
     def resolve(name: str) -> Any:
         kind = input_kind(name)
         if kind == "raw":
-            return _column(scenarios, name.removeprefix(RAW_PREFIX))
+            return columns[name.removeprefix(RAW_PREFIX)]
         if kind == "lookup":
             return lookup(name)
         if kind == "keys":
@@ -99,8 +136,27 @@ def estimate(
         return env[name]
 
     pinned = dict(overrides or {})
-    for q in REGISTRY.values():
+    chain = tuple(REGISTRY.values()) if wanted is None else needed(frozenset(wanted))
+    for q in chain:
         value = pinned[q.name] if q.name in pinned else q.compute(*(resolve(i) for i in q.inputs))
         env[q.name] = _as_array(value, n)
+    return env
+
+
+def estimate(
+    scenarios: pd.DataFrame,
+    tables: Tables,
+    constants: Mapping[str, float | str] | None = None,
+    overrides: Mapping[str, Any] | None = None,
+) -> pd.DataFrame:
+    """Every quantity for every scenario.
+
+    ``scenarios`` is a validated frame (see validate.py): one row per scenario, every input column
+    present, blanks as NaN (numbers) or "" (text), model and GPU as catalog names present in
+    ``tables``. ``constants`` overrides values of units.CONSTANTS by name; ``overrides`` pins
+    quantities (e.g. ``{"batch": 64}``) so that everything downstream is evaluated at that value,
+    which is how the batch curves are drawn.
+    """
+    env = evaluate(input_arrays(scenarios), len(scenarios), tables, constants, overrides)
     return pd.DataFrame({name: env[name] for name in RESULT_COLUMNS}, index=scenarios.index,
                         copy=False)

@@ -1,9 +1,11 @@
 """Levers: the single changes that would move a plan row's cost, each re-planned by the engine.
 
 For every budgeted row (and every plan row nothing fits, to show what would make it fit) the
-changes that apply to it are listed — the next tensor parallelism, each other GPU of its search,
-fp8 weights, fp8 KV cache, prefix caching at 30 % and 50 %, a TPOT target 20 % looser, a safety
-factor of 1.2, the KV reservation (max context) halved — and each is planned like any row: the
+changes that apply to it are listed — the next tensor parallelism, twice the pipeline stages
+(for a replica that already fills its nodes: the way to grow past a node), each other GPU of its
+search, fp8 weights, fp8 KV cache, prefix caching at 30 % and 50 %, a TPOT target 20 % looser,
+a safety factor of 1.2, the KV reservation (max context) halved — and each is planned like any
+row: the
 row as typed with that one change, searched again over whatever the row searches. What a lever
 is worth is the re-planned cost minus the row's own, never a rule of thumb. A change that does
 not apply (fp8 weights on a plan already in fp8, a TPOT target the row does not have) is not
@@ -20,9 +22,9 @@ import numpy as np
 import pandas as pd
 
 from reportgen import schema
-from reportgen.choose import CHOSEN, NO_FIT, configuration
+from reportgen.choose import CHOSEN, NO_FIT, configuration, gpus_per_node, replica_words
 from reportgen.engine import Tables
-from reportgen.search import CONFIG, search
+from reportgen.search import CONFIG, engine_inputs, search
 
 if TYPE_CHECKING:
     from reportgen.plan import Plan
@@ -67,6 +69,16 @@ def _changes(i: int, typed: pd.Series, spec: pd.Series, chosen: pd.Series,
                                                   float(chosen["kv_heads"])):
         out.append(Change(i, "next_tp", f"tensor parallelism {tp} → {2 * tp}",
                           {"tp": float(2 * tp)}, fixed=True))
+    pp = int(chosen["pp"])
+    gpu = str(chosen["gpu"])
+    per_node = gpus_per_node(tables.gpus)
+    # More stages add memory, not decode speed (timing.py): they pay only where memory binds,
+    # and they are how a replica grows once it fills its nodes.
+    memory_bound = chosen["bottleneck"] in ("kv_memory", "weights_do_not_fit")
+    if pp < max(schema.PP_VALUES) and tp * pp >= per_node.get(gpu, 8.0) and memory_bound:
+        shape = replica_words(gpu, tp, 2 * pp, per_node)
+        out.append(Change(i, "next_pp", f"pipeline stages {pp} → {2 * pp}: {shape}",
+                          {"pp": float(2 * pp)}, fixed=True))
     if "gpu" in searched:
         others = (spec["gpu"].split(schema.LIST_SEPARATOR) if spec["gpu"] != schema.AUTO
                   else [g for g in tables.gpus.index if tables.gpus.loc[g, "vendor"] != "user"])
@@ -75,8 +87,9 @@ def _changes(i: int, typed: pd.Series, spec: pd.Series, chosen: pd.Series,
                 out.append(Change(i, f"gpu:{gpu}", f"{gpu} instead of {chosen['gpu']}",
                                   {"gpu": gpu}))
     fp8_cores = float(tables.gpus["fp8_tflops"].get(str(chosen["gpu"]), 0.0)) > 0
-    if (chosen["weight_dtype"] in _SIXTEEN_BIT and fp8_cores
-            and spec["weight_dtype"] != schema.AUTO):
+    sixteen_bit = (chosen["weight_dtype"] in _SIXTEEN_BIT
+                   and chosen["expert_weight_dtype"] in _SIXTEEN_BIT)
+    if sixteen_bit and fp8_cores and spec["weight_dtype"] != schema.AUTO:
         out.append(Change(i, "fp8_weights", f"fp8 weights instead of {chosen['weight_dtype']}",
                           {"weight_dtype": "fp8"}))
     if chosen["kv_dtype"] in _SIXTEEN_BIT and spec["kv_dtype"] != schema.AUTO:
@@ -114,8 +127,9 @@ def _variant(change: Change, typed: pd.Series, spec: pd.Series,
     row = {str(k): v for k, v in typed.items()}
     new_spec = {str(k): str(v) for k, v in spec.items()}
     if change.fixed:
+        inputs = engine_inputs(pd.DataFrame([chosen]))
         for c in CONFIG:
-            row[c], new_spec[c] = chosen[c], ""
+            row[c], new_spec[c] = inputs[c][0], ""
     for column, value in change.values.items():
         row[column] = value
         if column in new_spec:
@@ -154,7 +168,8 @@ def levers(typed: pd.DataFrame, specs: pd.DataFrame, results: pd.DataFrame, tabl
         "scenario": base["scenario"].to_numpy(dtype=object),
         "lever": [c.lever for c in changes],
         "change": [c.words for c in changes],
-        "configuration": [configuration(best.iloc[k]) for k in range(len(best))],
+        "configuration": [configuration(best.iloc[k], gpus_per_node(tables.gpus))
+                          for k in range(len(best))],
         "feasible": feasible,
         "bottleneck": best["bottleneck"].to_numpy(dtype=object),
         "gpus": np.where(feasible, best["gpus"].to_numpy(dtype=float), np.nan),
@@ -162,8 +177,9 @@ def levers(typed: pd.DataFrame, specs: pd.DataFrame, results: pd.DataFrame, tabl
     })
     frame["delta_gpus"] = np.where(base_ok, frame["gpus"] - base_gpus, np.nan)
     frame["delta_monthly_cost"] = np.where(base_ok, frame["monthly_cost"] - base_cost, np.nan)
+    planned = engine_inputs(best)  # as inputs: a mixed checkpoint's weights stay as shipped
     for c in CONFIG:
-        frame[c] = best[c].to_numpy()
+        frame[c] = planned[c]
     for c in LEVER_INPUTS:
         frame[f"set_{c}"] = [float(ch.values[c]) if c in ch.values else np.nan  # type: ignore[arg-type]
                              for ch in changes]

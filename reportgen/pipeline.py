@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from reportgen import __version__
-from reportgen.choose import as_typed, decide
+from reportgen.choose import as_typed, decide, gpus_per_node
 from reportgen.columns import OUTPUT_COLUMNS
 from reportgen.digest import inputs_digest, reference_digest
 from reportgen.engine import estimate
@@ -111,7 +111,8 @@ def make_plan(checked: ValidatedInput, input_name: str, title: str = "",
     scenarios = concrete(checked.scenarios, best)
     results = estimate(scenarios, checked.tables)
     baseline = estimate(as_typed(checked.scenarios, specs, best), checked.tables)
-    results = pd.concat([results, decide(results, found, baseline)], axis=1)
+    per_node = gpus_per_node(checked.tables.gpus)
+    results = pd.concat([results, decide(results, found, baseline, per_node)], axis=1)
     if calibration is not None:
         from reportgen.calibration.user_rows import mark_used
 

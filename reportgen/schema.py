@@ -11,11 +11,13 @@ from typing import Literal
 
 Type = Literal["text", "number", "choice"]
 
-DTYPES = ("bf16", "fp16", "fp8", "int8", "int4", "fp4")
+# mxfp4: 4-bit values sharing an 8-bit scale per 32 (OCP microscaling; gpt-oss's experts).
+DTYPES = ("bf16", "fp16", "fp8", "int8", "int4", "fp4", "mxfp4")
 ENGINES = ("vllm", "tensorrt-llm", "sglang")
 METHODS = ("roofline", "tutorial")
 ROLES = ("plan", "compare")
 TP_VALUES = (1, 2, 4, 8)
+PP_VALUES = (1, 2, 4)
 # A searchable column takes one value, AUTO, or a list of values joined by LIST_SEPARATOR; the
 # pipeline plans every combination and keeps the cheapest that meets the targets.
 AUTO = "auto"
@@ -63,7 +65,8 @@ class Column:
 
 
 _EXAMPLES = {
-    "gpu": ("H100", "H200", "L40S"), "tp": ("2", "4"), "weight_dtype": ("bf16", "fp8"),
+    "gpu": ("H100", "H200", "L40S"), "tp": ("2", "4"), "pp": ("1", "2"),
+    "weight_dtype": ("bf16", "fp8"),
     "kv_dtype": ("bf16", "fp8"), "engine": ("vllm", "sglang"),
 }
 
@@ -98,11 +101,22 @@ COLUMNS: tuple[Column, ...] = (
        "plans every tensor parallelism that fits and keeps the cheapest.",
        default="auto: the cheapest", integer=True, choices=tuple(str(t) for t in TP_VALUES),
        group="deployment", searchable=True),
-    _C("weight_dtype", "choice", "", "Precision of the weights; auto also plans every lower "
-       "precision the GPU's tensor cores run (fp8, fp4).", default="bf16",
-       choices=DTYPES, group="deployment", searchable=True),
-    _C("kv_dtype", "choice", "", "Precision of the KV cache; auto also plans fp8.",
-       default="bf16", choices=DTYPES, group="deployment", searchable=True),
+    _C("pp", "number", "stages", "Pipeline parallelism: stages per model replica, each of tp "
+       "GPUs, passing activations over the inter-node link (a replica is tp × pp GPUs); blank: "
+       "single-node replicas, more stages only when nothing single-node meets the targets; "
+       "auto or a list plans each and keeps the cheapest.",
+       default="1 (more only when nothing fits)", integer=True,
+       choices=tuple(str(p) for p in PP_VALUES), group="deployment", searchable=True),
+    _C("weight_dtype", "choice", "", "Precision of the weights; blank: as the checkpoint "
+       "ships them (the model catalog or config.json's quantization_config: fp8 for "
+       "DeepSeek-V3, MXFP4 experts with bf16 attention for gpt-oss); auto also plans every "
+       "lower precision the GPU's tensor cores run (fp8, fp4).",
+       default="as shipped (the checkpoint's own precision)", choices=DTYPES,
+       group="deployment", searchable=True),
+    _C("kv_dtype", "choice", "", "Precision of the KV cache; blank: as the checkpoint "
+       "computes (its activation precision, bf16 for most); auto also plans fp8.",
+       default="as shipped (the checkpoint's activation precision)", choices=DTYPES,
+       group="deployment", searchable=True),
     _C("ttft_slo_ms", "number", "ms", "Target mean time to first token (blank: no target).",
        default="no target", minimum=0, above_minimum=True, maximum=3_600_000, group="targets"),
     _C("tpot_slo_ms", "number", "ms", "Target mean time per output token (blank: no target).",

@@ -1,13 +1,18 @@
 """The search: every configuration a scenario row allows, planned in one vectorised pass.
 
-A row whose GPU, tensor parallelism, precisions or engine say ``auto`` or list several values —
-or whose tp is blank — stands for many concrete configurations (*candidates*). Candidates are
-just more rows of the quantity registry: the row is repeated, the searched columns are set, and
-all candidates are estimated together in chunks. Per row they are ranked: configurations that
-meet every target first, then the lowest monthly cost, then fewer GPUs, then the lower TPOT
-(then the order they were generated in, so ties are stable). Only a few candidates per row are
-kept — the best :data:`KEEP` and the best of each GPU and tensor parallelism — so memory stays
-bounded however large the search; the kept ones feed the choice, the alternatives and the levers.
+A row whose GPU, tensor or pipeline parallelism, precisions or engine say ``auto`` or list
+several values — or whose tp is blank — stands for many concrete configurations (*candidates*).
+Candidates are just more rows of the quantity registry: the row is repeated, the searched
+columns are set, and all candidates are estimated together in chunks (only the quantities the
+ranking reads). Per row they are ranked: configurations that meet every target first, then the
+preference, then the lowest monthly cost, then fewer GPUs, then the lower TPOT (then the order
+they were generated in, so ties are stable). Only a few candidates per row are kept — the best
+:data:`KEEP` and the best of each GPU and replica shape (tp × pp) — so memory stays bounded
+however large the search; the kept ones feed the choice, the alternatives and the levers.
+
+A blank pp prefers single-node replicas: the search first plans pp = 1, and plans the
+pipeline-parallel candidates of a row (marked ``preference`` 1) only when none of its
+single-node ones meets the targets.
 
 Pure: no files, no printing. The choice between rows of one workload is :mod:`choose`'s.
 """
@@ -15,21 +20,19 @@ Pure: no files, no printing. The choice between rows of one workload is :mod:`ch
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 from reportgen import schema
-from reportgen.engine import Tables, estimate
-from reportgen.xlfuncs import xl_round
+from reportgen.engine import Tables, evaluate, input_arrays, needed, raw_dependencies
+from reportgen.xlfuncs import Array, xl_round
 
 # The columns a candidate sets; the others come from its row.
-CONFIG: tuple[str, ...] = tuple(
-    c for c in ("gpu", "tp", "pp", "weight_dtype", "kv_dtype", "engine") if c in schema.BY_NAME
-)
-KEEP = 10  # candidates kept per row besides the best on each GPU
+CONFIG: tuple[str, ...] = ("gpu", "tp", "pp", "weight_dtype", "kv_dtype", "engine")
+KEEP = 10  # candidates kept per row besides the best of each GPU and replica shape
 CHUNK = 100_000  # candidates estimated at once (memory: ~1 KB per candidate)
 INFEASIBLE = ("weights_do_not_fit", "slo_unreachable")
 # A blank pp prefers single-node replicas: larger values are planned only when nothing fits.
@@ -37,7 +40,23 @@ _PREFERRED_WHEN_BLANK = {"pp": 1.0}
 # Lower precisions `auto` adds on GPUs whose tensor cores run them (catalog throughput > 0).
 _AUTO_WEIGHTS = (("fp8", "fp8_tflops"), ("fp4", "fp4_tflops"))
 _AUTO_KV = ("fp8",)
-_RANK_COLUMNS = ("infeasible", "nofit", "preference", "cost_key", "gpus_key", "tpot_key", "order")
+_RANK_COLUMNS = ("infeasible", "preference", "nofit", "cost_key", "gpus_key", "tpot_key", "order")
+# What the ranking and the kept candidates read of each candidate's estimate.
+_FIGURES = ("monthly_cost", "gpus", "tpot_ms", "bottleneck")
+_RANKED = frozenset({*CONFIG, *_FIGURES, "expert_weight_dtype", "in_plan_total", "method"})
+_RESOLVED = ("gpu", "tp", "pp", "weight_dtype", "expert_weight_dtype", "kv_dtype", "engine")
+# Inputs that tell rows of the same model and configuration apart (the traffic, the targets,
+# the money). Quantities that read none of them — the memory, the link and roofline rates, the
+# precisions and efficiencies — are the same for every row of a configuration, so the search
+# computes them once per distinct configuration and row context, and broadcasts them.
+_PER_ROW = frozenset({
+    "scenario", "workload", "peak_qps", "avg_qps", "avg_prompt_tokens", "avg_output_tokens",
+    "max_prompt_tokens", "max_output_tokens", "ttft_slo_ms", "tpot_slo_ms", "max_batch",
+    "prefix_cache_hit_rate", "gpu_hour_price", "safety_factor",
+})
+_SHARED = tuple(q.name for q in needed(_RANKED) if not raw_dependencies(q.name) & _PER_ROW)
+_CONTEXT = tuple(sorted(set().union(*(raw_dependencies(n) for n in _SHARED)) - set(CONFIG)))
+_READ = frozenset().union(*(raw_dependencies(q.name) for q in needed(_RANKED))) - set(CONFIG)
 
 
 @dataclass(frozen=True)
@@ -45,10 +64,12 @@ class Search:
     """What the search found.
 
     ``kept``: the kept candidates of every row, best first within a row: ``row`` (position of the
-    scenario row), the CONFIG columns as the engine takes them, ``rank`` (1 = the row's best),
-    and the figures the ranking used (``feasible``, ``monthly_cost``, ``gpus``, ``tpot_ms``,
-    ``bottleneck``). ``evaluated``: candidates planned per row. ``searched``: per row, the CONFIG
-    columns that were searched.
+    scenario row), the CONFIG columns as the registry resolved them (a blank precision as the
+    one the checkpoint ships in) and ``expert_weight_dtype``, ``rank`` (1 = the row's best),
+    ``preference`` and the figures the ranking used (``feasible``, ``monthly_cost``, ``gpus``,
+    ``tpot_ms``, ``bottleneck``); :func:`engine_inputs` turns them back into inputs.
+    ``evaluated``: candidates planned per row. ``searched``: per row, the CONFIG columns that
+    were searched.
     """
 
     kept: pd.DataFrame
@@ -61,15 +82,16 @@ class Search:
 
 
 def searched_columns(scenarios: pd.DataFrame, specs: pd.DataFrame) -> list[tuple[str, ...]]:
-    """Per row, the CONFIG columns it searches: those with a spec, and a blank tp or pp (tutorial
-    rows reproduce the tutorial's single configuration and search nothing)."""
+    """Per row, the CONFIG columns it searches: those with a spec, and a blank tp (a blank pp
+    is searched only when nothing single-node fits: :func:`search` adds it then; tutorial rows
+    reproduce the tutorial's single configuration and search nothing)."""
     out: list[tuple[str, ...]] = []
     tutorial = (scenarios["method"] == "tutorial").to_numpy()
-    numbers = {c: scenarios[c].to_numpy(dtype=float) for c in ("tp", "pp") if c in CONFIG}
+    blank_tp = np.isnan(scenarios["tp"].to_numpy(dtype=float))
     spec_text = {c: specs[c].to_numpy(dtype=object) for c in CONFIG if c in specs}
     for i in range(len(scenarios)):
         cols = [c for c in CONFIG if (c in spec_text and spec_text[c][i])
-                or (c in numbers and np.isnan(numbers[c][i]))]
+                or (c == "tp" and blank_tp[i])]
         out.append(() if tutorial[i] else tuple(cols))
     return out
 
@@ -97,7 +119,7 @@ def _values(column: str, spec: str, typed: object, gpu: str, tables: Tables) -> 
             return list(gpus.index[gpus["vendor"] != "user"])
         return listed
     if column in ("tp", "pp"):
-        allowed = schema.TP_VALUES if column == "tp" else schema.BY_NAME[column].choices
+        allowed = schema.TP_VALUES if column == "tp" else schema.PP_VALUES
         every = [float(v) for v in allowed]
         if spec == schema.AUTO:
             return list(every)
@@ -122,33 +144,56 @@ def _blank_value(column: str) -> str:
     return c.default if c.default in c.choices else ""
 
 
-def _grid(key: tuple[object, ...], tables: Tables) -> tuple[list[tuple[object, ...]], list[int]]:
-    """Every configuration of one signature (see :func:`_signatures`), with its preference
-    (0 = preferred, 1 = only if nothing preferred fits)."""
+@dataclass(frozen=True)
+class _Grid:
+    """Every configuration of one signature (see :func:`_signatures`): the CONFIG values as
+    columns, each configuration's preference (0 = preferred, 1 = only if nothing preferred
+    fits), its replica shape (an id per GPU, tp and pp within the grid) and an id unique in the
+    search (``first`` + its position)."""
+
+    columns: dict[str, np.ndarray]
+    preference: np.ndarray
+    shape: np.ndarray
+    config: np.ndarray
+
+    def take(self, mask: np.ndarray) -> _Grid:
+        return _Grid({c: v[mask] for c, v in self.columns.items()}, self.preference[mask],
+                     self.shape[mask], self.config[mask])
+
+
+def _grid(key: tuple[object, ...], tables: Tables, first: int) -> _Grid:
     n = len(CONFIG)
     specs = {c: str(v) for c, v in zip(CONFIG, key[:n], strict=True)}
     typed = dict(zip(CONFIG, key[n : 2 * n], strict=True))
     heads, kv_heads, tutorial = _number(key[2 * n]), _number(key[2 * n + 1]), bool(key[2 * n + 2])
     if tutorial:
-        return [tuple(typed[c] for c in CONFIG)], [0]
-    tp_searched = bool(specs["tp"]) or np.isnan(_number(typed["tp"]))
-    blank_preferred = [c for c in _PREFERRED_WHEN_BLANK
-                       if c in typed and not specs[c] and np.isnan(_number(typed[c]))]
-    configs: list[tuple[object, ...]] = []
-    preference: list[int] = []
-    for gpu in _values("gpu", specs["gpu"], typed["gpu"], "", tables):
-        per_column = [
-            [gpu] if c == "gpu" else _values(c, specs[c], typed[c], str(gpu), tables)
-            for c in CONFIG
-        ]
-        for config in itertools.product(*per_column):
-            values = dict(zip(CONFIG, config, strict=True))
-            if tp_searched and not _tp_fits(_number(values["tp"]), heads, kv_heads):
-                continue  # a searched tp takes only the parallelisms that split the heads
-            configs.append(config)
-            preference.append(int(any(
-                values[c] != _PREFERRED_WHEN_BLANK[c] for c in blank_preferred)))
-    return configs, preference
+        configs = [tuple(typed[c] for c in CONFIG)]
+        preference = [0]
+    else:
+        tp_searched = bool(specs["tp"]) or np.isnan(_number(typed["tp"]))
+        blank_preferred = [c for c in _PREFERRED_WHEN_BLANK
+                           if not specs[c] and np.isnan(_number(typed[c]))]
+        configs, preference = [], []
+        for gpu in _values("gpu", specs["gpu"], typed["gpu"], "", tables):
+            per_column = [
+                [gpu] if c == "gpu" else _values(c, specs[c], typed[c], str(gpu), tables)
+                for c in CONFIG
+            ]
+            for config in itertools.product(*per_column):
+                values = dict(zip(CONFIG, config, strict=True))
+                if tp_searched and not _tp_fits(_number(values["tp"]), heads, kv_heads):
+                    continue  # a searched tp takes only the parallelisms that split the heads
+                configs.append(config)
+                preference.append(int(any(
+                    values[c] != _PREFERRED_WHEN_BLANK[c] for c in blank_preferred)))
+    columns = {}
+    for c, column in zip(CONFIG, zip(*configs, strict=True), strict=True):
+        kind = float if c in schema.NUMBER_COLUMNS else object
+        columns[c] = np.asarray(column, dtype=kind)
+    shapes = pd.MultiIndex.from_arrays([columns["gpu"], columns["tp"], columns["pp"]])
+    return _Grid(columns, np.asarray(preference, dtype=np.int8),
+                 np.asarray(pd.factorize(shapes)[0], dtype=np.int64),
+                 np.arange(first, first + len(configs), dtype=np.int64))
 
 
 def _number(value: object) -> float:
@@ -171,19 +216,39 @@ def _signatures(scenarios: pd.DataFrame, specs: pd.DataFrame,
             for key, rows in groups.items()}
 
 
-def _chunks(scenarios: pd.DataFrame, specs: pd.DataFrame, tables: Tables,
-            size: int) -> Iterator[tuple[np.ndarray, dict[str, np.ndarray], np.ndarray]]:
-    """Candidates in chunks of about ``size``: source rows, CONFIG values, preferences."""
-    groups = _signatures(scenarios, specs, tables)
-    pending: list[tuple[np.ndarray, list[tuple[object, ...]], np.ndarray]] = []
-    count = 0
-    for key, rows in groups.items():
-        configs, preference = _grid(key, tables)
-        step = max(1, size // max(1, len(configs)))
+@dataclass(frozen=True)
+class _Chunk:
+    """Candidates estimated together: source rows, CONFIG values, preferences, shapes and
+    configuration ids."""
+
+    rows: np.ndarray
+    config: dict[str, np.ndarray]
+    preference: np.ndarray
+    shape: np.ndarray
+    ids: np.ndarray
+
+
+def _chunks(scenarios: pd.DataFrame, specs: pd.DataFrame, tables: Tables, size: int,
+            tier: int, only: np.ndarray | None = None) -> Iterator[_Chunk]:
+    """Candidates of preference ``tier`` in chunks of about ``size`` (of the rows ``only``,
+    default all)."""
+    pending: list[tuple[np.ndarray, _Grid]] = []
+    count = first = 0
+    for key, rows in _signatures(scenarios, specs, tables).items():
+        if only is not None:
+            rows = rows[np.isin(rows, only)]
+            if not len(rows):
+                continue
+        grid = _grid(key, tables, first)
+        first += len(grid.config)
+        grid = grid.take(grid.preference == tier)
+        if not len(grid.preference):
+            continue
+        step = max(1, size // len(grid.preference))
         for start in range(0, len(rows), step):
             block = rows[start : start + step]
-            pending.append((block, configs, np.asarray(preference)))
-            count += len(block) * len(configs)
+            pending.append((block, grid))
+            count += len(block) * len(grid.preference)
             if count >= size:
                 yield _assemble(pending)
                 pending, count = [], 0
@@ -191,23 +256,20 @@ def _chunks(scenarios: pd.DataFrame, specs: pd.DataFrame, tables: Tables,
         yield _assemble(pending)
 
 
-def _assemble(
-    pending: Sequence[tuple[np.ndarray, list[tuple[object, ...]], np.ndarray]],
-) -> tuple[np.ndarray, dict[str, np.ndarray], np.ndarray]:
-    rows: list[np.ndarray] = []
-    columns: dict[str, list[np.ndarray]] = {c: [] for c in CONFIG}
-    preferences: list[np.ndarray] = []
-    for block, configs, preference in pending:
-        rows.append(np.repeat(block, len(configs)))
-        for c, values in zip(CONFIG, zip(*configs, strict=True), strict=True):
-            columns[c].append(np.tile(np.asarray(values, dtype=object), len(block)))
-        preferences.append(np.tile(preference, len(block)))
-    config = {c: np.concatenate(v) for c, v in columns.items()}
-    return np.concatenate(rows), config, np.concatenate(preferences)
+def _assemble(pending: Sequence[tuple[np.ndarray, _Grid]]) -> _Chunk:
+    n = [len(g.preference) for _, g in pending]
+    return _Chunk(
+        np.concatenate([np.repeat(block, k) for (block, _), k in zip(pending, n, strict=True)]),
+        {c: np.concatenate([np.tile(g.columns[c], len(block)) for block, g in pending])
+         for c in CONFIG},
+        np.concatenate([np.tile(g.preference, len(block)) for block, g in pending]),
+        np.concatenate([np.tile(g.shape, len(block)) for block, g in pending]),
+        np.concatenate([np.tile(g.config, len(block)) for block, g in pending]),
+    )
 
 
 def candidates_frame(scenarios: pd.DataFrame, rows: np.ndarray,
-                     config: dict[str, np.ndarray]) -> pd.DataFrame:
+                     config: Mapping[str, np.ndarray]) -> pd.DataFrame:
     """Scenario rows ``rows`` with the CONFIG columns replaced: concrete inputs for the engine."""
     frame = scenarios.take(rows).reset_index(drop=True)
     for c, values in config.items():
@@ -218,68 +280,137 @@ def candidates_frame(scenarios: pd.DataFrame, rows: np.ndarray,
     return frame
 
 
+def _rank_arrays(results: Mapping[str, Array], preference: np.ndarray,
+                 order: np.ndarray) -> dict[str, Array]:
+    """The figures candidates are ranked by (lower is better, in _RANK_COLUMNS order)."""
+    bottleneck = np.asarray(results["bottleneck"], dtype=object)
+    feasible = np.asarray(results["in_plan_total"], dtype=float) == 1
+    tutorial = np.asarray(results["method"], dtype=object) == "tutorial"
+    nofit = bottleneck == "weights_do_not_fit"
+    usable = feasible | (tutorial & ~nofit)
+    cost = np.asarray(results["monthly_cost"], dtype=float)
+    priced = np.isfinite(cost)
+    return {
+        "infeasible": (~(usable & priced)).astype(np.int8),
+        "nofit": nofit.astype(np.int8),
+        "preference": np.asarray(preference, dtype=np.int8),
+        "cost_key": np.where(usable & priced, xl_round(np.where(priced, cost, 0.0), 2), np.inf),
+        "gpus_key": np.where(usable, np.asarray(results["gpus"], dtype=float),
+                             -np.asarray(results["tp"], dtype=float)),
+        "tpot_key": np.asarray(results["tpot_ms"], dtype=float),
+        "order": np.asarray(order),
+    }
+
+
 def rank_fields(results: pd.DataFrame, preference: np.ndarray, order: np.ndarray) -> pd.DataFrame:
     """The figures candidates are ranked by (lower is better, in _RANK_COLUMNS order)."""
-    bottleneck = results["bottleneck"].to_numpy(dtype=object)
-    feasible = results["in_plan_total"].to_numpy(dtype=float) == 1
-    tutorial = results["method"].to_numpy(dtype=object) == "tutorial"
-    usable = feasible | (tutorial & (bottleneck != "weights_do_not_fit"))
-    cost = results["monthly_cost"].to_numpy(dtype=float)
-    priced = np.isfinite(cost)
-    return pd.DataFrame({
-        "infeasible": (~(usable & priced)).astype(np.int8),
-        "nofit": (bottleneck == "weights_do_not_fit").astype(np.int8),
-        "preference": preference.astype(np.int8),
-        "cost_key": np.where(usable & priced, xl_round(np.where(priced, cost, 0.0), 2), np.inf),
-        "gpus_key": np.where(usable, results["gpus"].to_numpy(dtype=float),
-                             -results["tp"].to_numpy(dtype=float)),
-        "tpot_key": results["tpot_ms"].to_numpy(dtype=float),
-        "order": order,
-    })
+    columns = {c: results[c].to_numpy() for c in
+               ("bottleneck", "in_plan_total", "method", "monthly_cost", "gpus", "tp", "tpot_ms")}
+    return pd.DataFrame(_rank_arrays(columns, preference, order), index=results.index)
 
 
-def _keep(frame: pd.DataFrame, keep: int) -> pd.DataFrame:
-    """The best ``keep`` candidates of each row and the best of each GPU and tensor parallelism
-    (what the levers and the cost-by-GPU chart read), best first."""
-    frame = frame.sort_values(["row", *_RANK_COLUMNS], kind="stable")
-    top = frame.groupby("row", sort=False).head(keep)
-    per_gpu_tp = frame.groupby(["row", "gpu", "tp"], sort=False).head(1)
-    return pd.concat([top, per_gpu_tp]).drop_duplicates("order").sort_values(
-        ["row", *_RANK_COLUMNS], kind="stable")
+def _best_positions(table: Mapping[str, Array], keep: int) -> np.ndarray:
+    """Positions of the best ``keep`` candidates of each row and the best of each of its
+    replica shapes (what the levers and the cost chart read), best first within a row."""
+    keys = [table[c] for c in reversed(_RANK_COLUMNS)]
+    ordered = np.lexsort([*keys, table["row"]])
+    rows = table["row"][ordered]
+    starts = np.flatnonzero(np.r_[True, rows[1:] != rows[:-1]])
+    within = np.arange(len(rows)) - np.repeat(starts, np.diff(np.r_[starts, len(rows)]))
+    shape = rows.astype(np.int64) * (int(table["shape"].max()) + 1) + table["shape"][ordered]
+    firsts = np.zeros(len(rows), dtype=bool)
+    firsts[np.unique(shape, return_index=True)[1]] = True
+    return ordered[(within < keep) | firsts]
+
+
+def _row_contexts(inputs: Mapping[str, Array]) -> np.ndarray:
+    """Per scenario row, an id of its values of the columns shared quantities read besides
+    the configuration (rows with the same id share those quantities at each configuration)."""
+    if not _CONTEXT:
+        return np.zeros(len(next(iter(inputs.values()))), dtype=np.int64)
+    frame = pd.DataFrame({c: inputs[c] for c in _CONTEXT})
+    return np.asarray(frame.groupby(list(_CONTEXT), dropna=False, sort=False).ngroup(),
+                      dtype=np.int64)
+
+
+def _estimate_chunk(chunk: _Chunk, inputs: Mapping[str, Array], contexts: np.ndarray,
+                    tables: Tables, offset: int) -> dict[str, Array]:
+    """One chunk's candidates estimated and ranked: a table of columns, one entry each. The
+    shared quantities (``_SHARED``) are computed once per distinct row context and
+    configuration and broadcast to the candidates."""
+    key = contexts[chunk.rows] * (int(chunk.ids.max()) + 1) + chunk.ids
+    _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+    source = chunk.rows[first]
+    distinct = {c: inputs[c][source] for c in _CONTEXT}
+    distinct.update({c: values[first] for c, values in chunk.config.items()})
+    shared = evaluate(distinct, len(first), tables, wanted=_SHARED)
+    columns = {name: values[chunk.rows] for name, values in inputs.items() if name in _READ}
+    columns.update(chunk.config)
+    pinned = {name: shared[name][inverse] for name in _SHARED}
+    results = evaluate(columns, len(chunk.rows), tables, overrides=pinned, wanted=_RANKED)
+    order = np.arange(offset, offset + len(chunk.rows))
+    table: dict[str, Array] = {"row": chunk.rows, "shape": chunk.shape}
+    # Kept configurations are stated as the registry resolved them (a blank precision as the
+    # one the checkpoint ships in), so a kept row reads the same everywhere.
+    table.update({c: results[c] for c in _RESOLVED})
+    table.update(_rank_arrays(results, chunk.preference, order))
+    table.update({name: results[name] for name in _FIGURES})
+    if any((chunk.config[c] == "").any() for c in ("weight_dtype", "kv_dtype")):
+        # Two candidates that resolve to the same configuration (a blank precision is the one
+        # the checkpoint ships in) are one candidate: keep the first.
+        same = pd.DataFrame({c: table[c] for c in ("row", *_RESOLVED)})
+        first = ~same.duplicated().to_numpy()
+        table = {name: values[first] for name, values in table.items()}
+    return table
 
 
 def search(scenarios: pd.DataFrame, specs: pd.DataFrame, tables: Tables,
            keep: int = KEEP, chunk: int = CHUNK) -> Search:
     """Plan every candidate of every row; keep the best of each row (see the module doc).
     ``specs``: validate.ValidatedInput.specs (a missing column searches nothing)."""
-    kept: list[pd.DataFrame] = []
+    specs = specs.reindex(columns=list(CONFIG), fill_value="")
+    inputs = input_arrays(scenarios)
+    contexts = _row_contexts(inputs)
+    kept: list[dict[str, Array]] = []
     evaluated = np.zeros(len(scenarios), dtype=np.int64)
+    fits = np.zeros(len(scenarios), dtype=bool)
     offset = 0
-    for rows, config, preference in _chunks(scenarios, specs, tables, chunk):
-        results = estimate(candidates_frame(scenarios, rows, config), tables)
-        order = np.arange(offset, offset + len(rows))
-        offset += len(rows)
-        # Kept configurations are stated as the registry resolved them (a blank precision as
-        # the one the checkpoint ships in), so a kept row reads the same everywhere.
-        frame = pd.DataFrame({"row": rows, **{c: results[c].to_numpy() for c in CONFIG}})
-        frame = pd.concat([frame, rank_fields(results, preference, order)], axis=1)
-        for name in ("monthly_cost", "gpus", "tpot_ms", "bottleneck"):
-            frame[name] = results[name].to_numpy()
-        frame["feasible"] = frame["infeasible"] == 0
-        # Two candidates that resolve to the same configuration (a blank precision is the one
-        # the checkpoint ships in) are one candidate: keep the first.
-        if any((config[c] == "").any() for c in ("weight_dtype", "kv_dtype") if c in config):
-            same = pd.DataFrame({"row": rows, **{c: results[c].to_numpy() for c in CONFIG}})
-            frame = frame[~same.duplicated().to_numpy()]
-        evaluated += np.bincount(frame["row"].to_numpy(), minlength=len(scenarios))
-        kept.append(_keep(frame, keep))
-    merged = _keep(pd.concat(kept, ignore_index=True), keep).reset_index(drop=True)
-    merged["rank"] = merged.groupby("row").cumcount() + 1
-    searched = tuple(searched_columns(scenarios, specs))
-    return Search(merged, evaluated, searched)
+    staged: np.ndarray | None = None
+    for tier in (0, 1):
+        for part in _chunks(scenarios, specs, tables, chunk, tier, staged):
+            table = _estimate_chunk(part, inputs, contexts, tables, offset)
+            offset += len(part.rows)
+            evaluated += np.bincount(table["row"], minlength=len(scenarios))
+            fits[table["row"][table["infeasible"] == 0]] = True
+            best = _best_positions(table, keep)
+            kept.append({name: values[best] for name, values in table.items()})
+        staged = np.flatnonzero(~fits)  # rows whose preferred candidates all miss the targets
+        if not len(staged):
+            break
+    merged = {name: np.concatenate([t[name] for t in kept]) for name in kept[0]}
+    positions = _best_positions(merged, keep)
+    best = pd.DataFrame({name: values[positions] for name, values in merged.items()})
+    best["rank"] = best.groupby("row").cumcount() + 1
+    best["feasible"] = best["infeasible"] == 0
+    searched = searched_columns(scenarios, specs)
+    staged_rows = set(best.loc[best["preference"] == 1, "row"].tolist())
+    with_pp = tuple((*cols, "pp") if i in staged_rows and "pp" not in cols else cols
+                    for i, cols in enumerate(searched))
+    return Search(best.drop(columns=["shape"]), evaluated, with_pp)
+
+
+def engine_inputs(frame: pd.DataFrame) -> dict[str, np.ndarray]:
+    """The CONFIG columns of kept candidates (or results rows) as the engine takes them: a
+    weight precision that differs between the experts and the other weights (a mixed
+    checkpoint as it ships) is blank, which is how an input says "as shipped"."""
+    out = {c: frame[c].to_numpy() for c in CONFIG}
+    if "expert_weight_dtype" in frame:
+        weights = frame["weight_dtype"].to_numpy(dtype=object)
+        mixed = frame["expert_weight_dtype"].to_numpy(dtype=object) != weights
+        out["weight_dtype"] = np.where(mixed, "", weights).astype(object)
+    return out
 
 
 def concrete(scenarios: pd.DataFrame, kept: pd.DataFrame) -> pd.DataFrame:
     """Scenario inputs for the given kept candidates (their ``row`` and CONFIG columns)."""
-    return candidates_frame(scenarios, kept["row"].to_numpy(),
-                            {c: kept[c].to_numpy() for c in CONFIG})
+    return candidates_frame(scenarios, kept["row"].to_numpy(), engine_inputs(kept))

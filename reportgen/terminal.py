@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.table import Table
 
 from reportgen import schema
+from reportgen.choose import replica_shape
 from reportgen.formats import format_value
 from reportgen.pipeline import BuildResult, CalibrateResult
 
@@ -42,7 +43,7 @@ SUMMARY_ROWS = 40  # a terminal table longer than this is not read; the outputs 
 # The summary's columns: header, alignment, and the order in which they give way when the
 # terminal is too narrow for all (0 never does: scenario names are wrapped, never cut).
 _SUMMARY = (("scenario", "left", 0), ("model", "left", 6), ("GPU", "left", 4),
-            ("tp", "right", 5), ("GPUs", "right", 1), ("monthly cost", "right", 2),
+            ("tp×pp", "right", 5), ("GPUs", "right", 1), ("monthly cost", "right", 2),
             ("$/1M out tok", "right", 7), ("bottleneck", "left", 3), ("status", "left", 1))
 _ALWAYS = 3  # priorities up to this are kept whatever the width
 
@@ -73,7 +74,7 @@ def summary_table(result: BuildResult) -> None:
     counted = results["counted"] == 1
     rows = [[
         str(row["scenario"]), str(row["model"]), str(row["gpu"]),
-        format_value(row["tp"], "GPUs"), format_value(row["gpus"], "GPUs"),
+        replica_shape(row["tp"], row["pp"]), format_value(row["gpus"], "GPUs"),
         format_value(row["monthly_cost"], "USD/month"),
         format_value(row["cost_per_million_output_tokens"], "USD/1M tokens"),
         str(row["bottleneck"]), str(row["status"]),

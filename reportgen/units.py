@@ -94,6 +94,13 @@ _constant(
     "definition (bf16 activations)",
 )
 _constant(
+    "PREFILL_CHUNK_TOKENS", 8192, "tokens",
+    "Prompt tokens per chunk of a chunked prefill: the micro-batches a lone prompt fills a "
+    "pipeline-parallel replica with.",
+    "vLLM EngineArgs.get_batch_defaults: max_num_batched_tokens 8192 for the OpenAI server on "
+    "GPUs of 70 GiB or more (2048 on smaller ones), the GPUs multi-node replicas run on",
+)
+_constant(
     "TUTORIAL_MFU", 0.4, "fraction",
     "MFU the tutorial's own method uses (its demo and worked example).",
     "tutorial §硬件算力评估 and demo (mfu=0.4)",

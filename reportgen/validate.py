@@ -62,7 +62,11 @@ _US_THOUSANDS = re.compile(r"^[+-]?\d{1,3}(,\d{3})+(\.\d+)?$")
 _CUSTOM_GPU_DEFAULTS: dict[str, object] = {
     "vendor": "user", "family": "other", "form_factor": "", "fp8_tflops": 0.0,
     "fp4_tflops": 0.0, "int8_tops": 0.0, "tdp_w": 0.0, "gpus_per_node": 8.0, "link": "pcie",
-    "link_gbps": 32.0, "link_latency_us": 25.0, "price_per_gpu_hour": 0.0,
+    "link_gbps": 32.0, "link_latency_us": 25.0, "internode_gbps": 25.0,
+    "internode_latency_us": 30.0,
+    "internode_source": "assumption for a GPU defined by override columns: 200 Gb/s per GPU "
+                        "(NVIDIA's PCIe-optimized 2-8-5 servers), 30 us per send",
+    "price_per_gpu_hour": 0.0,
     "price_source": "scenario file (gpu_hour_price)", "price_date": "",
     "source": "scenario file overrides", "source_date": "", "aliases": "",
     "notes": "defined by the scenario's override columns",
@@ -371,6 +375,11 @@ def _check_roles(scenarios: pd.DataFrame, rows: list[int], names: list[str],
         out.add(rows[i], "role", 'got "plan" on a row with method "tutorial"',
                 "compare or blank: the tutorial's arithmetic is shown for comparison, never "
                 "budgeted", names[i], 'use method "roofline" to budget this row')
+    staged = (scenarios["method"] == "tutorial") & (scenarios["pp"].to_numpy(dtype=float) > 1)
+    for i in np.flatnonzero(staged.to_numpy()):
+        out.add(rows[i], "pp", f"got {scenarios['pp'].iloc[i]:g} on a row with method "
+                '"tutorial"', "1 or blank: the tutorial's arithmetic has no pipeline "
+                "parallelism", names[i], 'use method "roofline" to plan pipeline stages')
 
 
 _SAME_TRAFFIC = ("peak_qps", "avg_prompt_tokens", "avg_output_tokens")
@@ -736,7 +745,10 @@ def _custom_model(scenarios: pd.DataFrame, i: int) -> dict[str, object]:
         "kv_heads": given["kv_heads"], "head_dim": given["head_dim"],
         "hidden_size": given["attention_heads"] * given["head_dim"],
         "mla_kv_dim": 0.0, "experts": 0.0, "experts_per_token": 0.0, "expert_params_b": 0.0,
-        "max_context": 0.0, "source": "scenario file overrides", "source_date": "",
+        "max_context": 0.0, "weight_dtype": "bf16", "expert_weight_dtype": "bf16",
+        "kv_dtype": "bf16", "precision_source": "assumed 16-bit (bf16) for a model defined by "
+        "override columns: type weight_dtype and kv_dtype if it ships otherwise",
+        "source": "scenario file overrides", "source_date": "",
         "notes": "defined by the scenario's override columns; hidden size = heads × head_dim",
     }
 
@@ -818,6 +830,20 @@ def _resolve_gpus(scenarios: pd.DataFrame, specs: pd.DataFrame, rows: list[int],
     return catalogs
 
 
+def _check_shipped_precision(s: pd.DataFrame, specs: pd.DataFrame, models: pd.DataFrame,
+                             rows: list[int], names: list[str], out: _Collector) -> None:
+    """A blank (or auto) precision means the checkpoint's own: say so where the model's
+    config.json states it in a way reportgen does not read."""
+    for column, shipped in (("weight_dtype", "expert_weight_dtype"), ("kv_dtype", "kv_dtype")):
+        unknown = ((models[column] == "") | (models[shipped] == "")).to_numpy()
+        as_shipped = (s[column] == "").to_numpy() & specs[column].isin(["", schema.AUTO]).to_numpy()
+        for i in np.flatnonzero(unknown & as_shipped):
+            out.add(rows[i], column, f"blank, but the precision {s['model'].iloc[i]} ships in is "
+                    f"not known ({models['precision_source'].iloc[i]})",
+                    schema.BY_NAME[column].allowed(), names[i],
+                    "type the precision the checkpoint is served in")
+
+
 def _check_rows(scenarios: pd.DataFrame, specs: pd.DataFrame, rows: list[int],
                 names: list[str], catalogs: Catalogs, out: _Collector) -> None:
     s = scenarios
@@ -852,6 +878,7 @@ def _check_rows(scenarios: pd.DataFrame, specs: pd.DataFrame, rows: list[int],
                 f"prompt + output = {prompt_max[i] + output_max[i]:,.0f} tokens exceed "
                 f"{model_names[i]}'s context window of {context[i]:,.0f} tokens",
                 "a sequence that fits the model's context window", names[i])
+    _check_shipped_precision(s, specs, models, rows, names, out)
     tp = s["tp"].to_numpy()
     tp_specs = specs["tp"].tolist()
     with np.errstate(invalid="ignore", divide="ignore"):  # NaN tp: blank, skipped below

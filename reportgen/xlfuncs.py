@@ -96,6 +96,23 @@ def per_distinct(values: Array, fn: Any, dtype: Any = object) -> Array:
     return mapped[codes]
 
 
+def per_combination(fn: Any, *columns: Array, dtype: Any = object) -> Array:
+    """``fn(a, b, ...)`` applied once to each distinct combination of the columns' values
+    (rows share few distinct combinations of texts and catalog figures)."""
+    import pandas as pd
+
+    code = np.zeros(len(columns[0]), dtype=np.int64)
+    factors = []
+    for column in columns:
+        part, values = pd.factorize(np.asarray(column, dtype=object))
+        code = code * (len(values) + 1) + part
+        factors.append((part, values.tolist()))
+    _, first, inverse = np.unique(code, return_index=True, return_inverse=True)
+    mapped = [fn(*(values[part[row]] for part, values in factors)) for row in first.tolist()]
+    table: Array = np.array(mapped, dtype=dtype)
+    return table[inverse]
+
+
 def lower(text: Array) -> Array:
     """LOWER(text), elementwise."""
     return per_distinct(text, str.lower)

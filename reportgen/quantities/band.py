@@ -16,7 +16,7 @@ from reportgen.xlfuncs import Array, ceil_snapped
 @quantity(
     "GPUs",
     "IF({in_plan_total}=1,ROUNDUP(ROUND({concurrency}/{batch}*{safety_factor}"
-    "/{eff__throughput_ratio_p90},9),0)*{tp},{gpus})",
+    "/{eff__throughput_ratio_p90},9),0)*{gpus_per_instance},{gpus})",
 )
 def gpus_low(
     in_plan_total: Array,
@@ -24,18 +24,19 @@ def gpus_low(
     batch: Array,
     safety_factor: Array,
     eff__throughput_ratio_p90: Array,
-    tp: Array,
+    gpus_per_instance: Array,
     gpus: Array,
 ) -> Array:
     """GPUs if real throughput is at the 90th percentile of measured ÷ predicted."""
-    low = ceil_snapped(concurrency / batch * safety_factor / eff__throughput_ratio_p90) * tp
+    low = (ceil_snapped(concurrency / batch * safety_factor / eff__throughput_ratio_p90)
+           * gpus_per_instance)
     return np.where(in_plan_total == 1, low, gpus)
 
 
 @quantity(
     "GPUs",
     "IF({in_plan_total}=1,ROUNDUP(ROUND({concurrency}/{batch}*{safety_factor}"
-    "/{eff__throughput_ratio_p10},9),0)*{tp},{gpus})",
+    "/{eff__throughput_ratio_p10},9),0)*{gpus_per_instance},{gpus})",
 )
 def gpus_high(
     in_plan_total: Array,
@@ -43,11 +44,12 @@ def gpus_high(
     batch: Array,
     safety_factor: Array,
     eff__throughput_ratio_p10: Array,
-    tp: Array,
+    gpus_per_instance: Array,
     gpus: Array,
 ) -> Array:
     """GPUs if real throughput is at the 10th percentile of measured ÷ predicted."""
-    high = ceil_snapped(concurrency / batch * safety_factor / eff__throughput_ratio_p10) * tp
+    high = (ceil_snapped(concurrency / batch * safety_factor / eff__throughput_ratio_p10)
+            * gpus_per_instance)
     return np.where(in_plan_total == 1, high, gpus)
 
 

@@ -12,16 +12,16 @@ from reportgen.xlfuncs import Array, choose, floor_snapped
     "sequences",
     "IF(ISBLANK({raw_tpot_slo_ms}),{UNLIMITED_BATCH},INT(ROUND(MIN("
     "({raw_tpot_slo_ms}/1000-{step_fixed_s})"
-    "/({decode_compute_s_per_seq}+{allreduce_s_per_token}+{prefill_stall_s_per_seq}),"
+    "/({decode_compute_s_per_seq}+{comm_s_per_token}+{prefill_stall_s_per_seq}),"
     "({raw_tpot_slo_ms}/1000-{step_fixed_s}-{weights_read_s})"
-    "/({decode_kv_read_s_per_seq}+{allreduce_s_per_token}+{prefill_stall_s_per_seq})),9)))",
+    "/({decode_kv_read_s_per_seq}+{comm_s_per_token}+{prefill_stall_s_per_seq})),9)))",
 )
 def batch_limit_tpot(
     raw_tpot_slo_ms: Array,
     UNLIMITED_BATCH: float,
     step_fixed_s: Array,
     decode_compute_s_per_seq: Array,
-    allreduce_s_per_token: Array,
+    comm_s_per_token: Array,
     prefill_stall_s_per_seq: Array,
     weights_read_s: Array,
     decode_kv_read_s_per_seq: Array,
@@ -29,7 +29,7 @@ def batch_limit_tpot(
     """Largest batch whose TPOT meets the target: both lines of the step-time maximum solved for
     B (MoE uses the all-experts weight read, an upper bound)."""
     target = raw_tpot_slo_ms / 1000 - step_fixed_s
-    per_seq = allreduce_s_per_token + prefill_stall_s_per_seq
+    per_seq = comm_s_per_token + prefill_stall_s_per_seq
     limit = np.minimum(
         target / (decode_compute_s_per_seq + per_seq),
         (target - weights_read_s) / (decode_kv_read_s_per_seq + per_seq),
@@ -41,9 +41,9 @@ def batch_limit_tpot(
     "sequences",
     "IF(ISBLANK({raw_ttft_slo_ms}),{UNLIMITED_BATCH},INT(ROUND(MIN("
     "(({raw_ttft_slo_ms}-{prefill_ms})/1000-{step_fixed_s})"
-    "/({decode_compute_s_per_seq}+{allreduce_s_per_token}),"
+    "/({decode_compute_s_per_seq}+{comm_s_per_token}),"
     "(({raw_ttft_slo_ms}-{prefill_ms})/1000-{step_fixed_s}-{weights_read_s})"
-    "/({decode_kv_read_s_per_seq}+{allreduce_s_per_token})),9)))",
+    "/({decode_kv_read_s_per_seq}+{comm_s_per_token})),9)))",
 )
 def batch_limit_ttft(
     raw_ttft_slo_ms: Array,
@@ -51,15 +51,15 @@ def batch_limit_ttft(
     prefill_ms: Array,
     step_fixed_s: Array,
     decode_compute_s_per_seq: Array,
-    allreduce_s_per_token: Array,
+    comm_s_per_token: Array,
     weights_read_s: Array,
     decode_kv_read_s_per_seq: Array,
 ) -> Array:
     """Largest batch whose TTFT (prefill plus one decode step) meets the target."""
     target = (raw_ttft_slo_ms - prefill_ms) / 1000 - step_fixed_s
     limit = np.minimum(
-        target / (decode_compute_s_per_seq + allreduce_s_per_token),
-        (target - weights_read_s) / (decode_kv_read_s_per_seq + allreduce_s_per_token),
+        target / (decode_compute_s_per_seq + comm_s_per_token),
+        (target - weights_read_s) / (decode_kv_read_s_per_seq + comm_s_per_token),
     )
     return np.where(np.isnan(raw_ttft_slo_ms), UNLIMITED_BATCH, floor_snapped(limit))
 

@@ -22,10 +22,11 @@ def activation_reserve_gib_per_gpu(
     return np.where(none, 0.0, ACTIVATION_RESERVE_GIB)
 
 
-@quantity("GiB", "{batch}*{kv_gib_per_seq}/{tp}")
-def kv_gib_per_gpu_at_batch(batch: Array, kv_gib_per_seq: Array, tp: Array) -> Array:
-    """KV cache each GPU holds when the instance runs the operating batch."""
-    return batch * kv_gib_per_seq / tp
+@quantity("GiB", "{batch}*{kv_gib_per_seq}/{gpus_per_instance}")
+def kv_gib_per_gpu_at_batch(batch: Array, kv_gib_per_seq: Array, gpus_per_instance: Array) -> Array:
+    """KV cache each GPU holds when the replica runs the operating batch (each stage caches
+    its own layers of every sequence)."""
+    return batch * kv_gib_per_seq / gpus_per_instance
 
 
 @quantity(

@@ -49,15 +49,16 @@ def instances(
     return np.where(method == "tutorial", tutorial, roofline)
 
 
-@quantity("GPUs", "{instances}*{tp}")
-def gpus(instances: Array, tp: Array) -> Array:
-    """GPUs to buy or rent: instances × tensor parallelism."""
-    return instances * tp
+@quantity("GPUs", "{instances}*{gpus_per_instance}")
+def gpus(instances: Array, gpus_per_instance: Array) -> Array:
+    """GPUs to buy or rent: instances × GPUs per replica (tp × pp)."""
+    return instances * gpus_per_instance
 
 
 @quantity("nodes", "ROUNDUP(ROUND({gpus}/{gpu__gpus_per_node},9),0)")
 def nodes(gpus: Array, gpu__gpus_per_node: Array) -> Array:
-    """Servers at the catalog's GPUs per node."""
+    """Servers at the catalog's GPUs per node (a replica of more GPUs than a node spans whole
+    nodes: tp × pp is a multiple of the node's GPUs)."""
     return ceil_snapped(gpus / gpu__gpus_per_node)
 
 

@@ -65,16 +65,30 @@ def engine(raw_engine: Array) -> Array:
     return raw_engine
 
 
-@quantity("text", "{raw_weight_dtype}", kind="text")
-def weight_dtype(raw_weight_dtype: Array) -> Array:
-    """Precision the weights are stored in."""
-    return raw_weight_dtype
+@quantity(
+    "text", 'IF({raw_weight_dtype}="",{model__weight_dtype},{raw_weight_dtype})', kind="text"
+)
+def weight_dtype(raw_weight_dtype: Array, model__weight_dtype: Array) -> Array:
+    """Precision of the weights other than the routed experts (all of a dense model's): as
+    typed, else as the checkpoint ships them (model catalog or config.json)."""
+    return np.where(raw_weight_dtype == "", model__weight_dtype, raw_weight_dtype).astype(object)
 
 
-@quantity("text", "{raw_kv_dtype}", kind="text")
-def kv_dtype(raw_kv_dtype: Array) -> Array:
-    """Precision of the KV cache."""
-    return raw_kv_dtype
+@quantity(
+    "text", 'IF({raw_weight_dtype}="",{model__expert_weight_dtype},{raw_weight_dtype})',
+    kind="text",
+)
+def expert_weight_dtype(raw_weight_dtype: Array, model__expert_weight_dtype: Array) -> Array:
+    """Precision of the routed experts' weights (MoE; a dense model's as weight_dtype): as
+    typed, else as shipped (gpt-oss ships them in MXFP4 beside bf16 attention)."""
+    return np.where(raw_weight_dtype == "", model__expert_weight_dtype,
+                    raw_weight_dtype).astype(object)
+
+
+@quantity("text", 'IF({raw_kv_dtype}="",{model__kv_dtype},{raw_kv_dtype})', kind="text")
+def kv_dtype(raw_kv_dtype: Array, model__kv_dtype: Array) -> Array:
+    """Precision of the KV cache: as typed, else the checkpoint's activation precision."""
+    return np.where(raw_kv_dtype == "", model__kv_dtype, raw_kv_dtype).astype(object)
 
 
 @quantity("req/s", "{raw_peak_qps}")
@@ -209,17 +223,42 @@ def gpu_bandwidth_tbps(raw_gpu_bandwidth_tbps: Array, gpu__bandwidth_tbps: Array
     return np.where(_given(raw_gpu_bandwidth_tbps), raw_gpu_bandwidth_tbps, gpu__bandwidth_tbps)
 
 
-@quantity(
-    "text",
-    'IF(AND({weight_dtype}="fp4",{gpu__fp4_tflops}>0),"fp4",'
-    'IF(AND(OR({weight_dtype}="fp8",{weight_dtype}="fp4"),{gpu__fp8_tflops}>0),"fp8","bf16"))',
-    kind="text",
+def _tensor_core_xl(d: str, field: str) -> str:
+    """The precision ``d`` runs on tensor cores of catalog field ``field`` (fp8 cores also run
+    4-bit weights, upcast)."""
+    low = '"fp4",{d}="mxfp4"' if field == "fp4_tflops" else '"fp8",{d}="fp4",{d}="mxfp4"'
+    return f"AND(OR({{d}}={low}),{{gpu__{field}}}>0)".replace("{d}", d)
+
+
+_COMPUTE_DTYPE_XL = (
+    f"IF(AND({_tensor_core_xl('{weight_dtype}', 'fp4_tflops')},"
+    f"{_tensor_core_xl('{expert_weight_dtype}', 'fp4_tflops')}),\"fp4\","
+    f"IF(AND({_tensor_core_xl('{weight_dtype}', 'fp8_tflops')},"
+    f"{_tensor_core_xl('{expert_weight_dtype}', 'fp8_tflops')}),\"fp8\",\"bf16\"))"
 )
-def compute_dtype(weight_dtype: Array, gpu__fp4_tflops: Array, gpu__fp8_tflops: Array) -> Array:
-    """Tensor-core precision the matrix multiplies run in (lower-precision weights on a GPU
-    without matching tensor cores are weight-only quantized and computed in bf16)."""
-    fp4 = (weight_dtype == "fp4") & (gpu__fp4_tflops > 0)
-    fp8 = ((weight_dtype == "fp8") | (weight_dtype == "fp4")) & (gpu__fp8_tflops > 0)
+_FOUR_BIT = ("fp4", "mxfp4")
+
+
+def _runs_on(dtype: Array, cores: Array, low: tuple[str, ...]) -> Array:
+    return np.isin(dtype, low) & (cores > 0)
+
+
+@quantity("text", _COMPUTE_DTYPE_XL, kind="text")
+def compute_dtype(
+    weight_dtype: Array,
+    gpu__fp4_tflops: Array,
+    expert_weight_dtype: Array,
+    gpu__fp8_tflops: Array,
+) -> Array:
+    """Tensor-core precision the matrix multiplies run in: the lowest that every part of the
+    weights has tensor cores for (lower-precision weights on a GPU without matching cores are
+    weight-only quantized and computed in bf16; a mixed checkpoint runs at the precision of
+    its higher-precision part, e.g. gpt-oss's bf16 attention)."""
+    eight = (*_FOUR_BIT, "fp8")
+    fp4 = (_runs_on(weight_dtype, gpu__fp4_tflops, _FOUR_BIT)
+           & _runs_on(expert_weight_dtype, gpu__fp4_tflops, _FOUR_BIT))
+    fp8 = (_runs_on(weight_dtype, gpu__fp8_tflops, eight)
+           & _runs_on(expert_weight_dtype, gpu__fp8_tflops, eight))
     return np.where(fp4, "fp4", np.where(fp8, "fp8", "bf16")).astype(object)
 
 

@@ -10,31 +10,30 @@ from reportgen.xlfuncs import Array
 
 @quantity(
     "GiB",
-    "IF({model__experts}>0,{weights_gib}*(1-{model__expert_params_b}/{params_b}"
-    "*(1-(1-(1-{model__experts_per_token}/MAX({model__experts},1))^{batch}))),{weights_gib})",
+    "{pp}*({shared_weights_gib}+{expert_weights_gib}"
+    "*(1-(1-{model__experts_per_token}/MAX({model__experts},1))^({batch}/{pp})))",
 )
 def weights_read_gib_per_step(
-    model__experts: Array,
-    weights_gib: Array,
-    model__expert_params_b: Array,
-    params_b: Array,
+    pp: Array,
+    shared_weights_gib: Array,
+    expert_weights_gib: Array,
     model__experts_per_token: Array,
+    model__experts: Array,
     batch: Array,
 ) -> Array:
     """Weights one decode step reads: all of them for a dense model; for MoE the shared part
-    plus the experts a batch of B tokens is expected to touch, E·(1 − (1 − k/E)^B)."""
+    plus the experts a micro-batch of B/pp tokens is expected to touch, E·(1 − (1 − k/E)^(B/pp))
+    of E; with pp stages every one of the pp micro-batches reads them, hence × pp."""
     experts = np.maximum(model__experts, 1)
-    untouched = (1 - model__experts_per_token / experts) ** batch
-    expert_share = model__expert_params_b / params_b
-    moe = weights_gib * (1 - expert_share * untouched)
-    return np.where(model__experts > 0, moe, weights_gib)
+    touched = 1 - (1 - model__experts_per_token / experts) ** (batch / pp)
+    return pp * (shared_weights_gib + expert_weights_gib * touched)
 
 
 @quantity(
     "ms",
     "1000*(MAX({decode_compute_s_per_seq}*{batch},"
     "{weights_read_gib_per_step}*{BYTES_PER_GIB}/{instance_bandwidth}"
-    "+{decode_kv_read_s_per_seq}*{batch})+{step_fixed_s}+{allreduce_s_per_token}*{batch})",
+    "+{decode_kv_read_s_per_seq}*{batch})+{step_fixed_s}+{comm_s_per_token}*{batch})",
 )
 def decode_step_ms(
     decode_compute_s_per_seq: Array,
@@ -44,14 +43,15 @@ def decode_step_ms(
     instance_bandwidth: Array,
     decode_kv_read_s_per_seq: Array,
     step_fixed_s: Array,
-    allreduce_s_per_token: Array,
+    comm_s_per_token: Array,
 ) -> Array:
-    """One decode step of the whole batch: max(compute, memory) plus all-reduce and overhead."""
+    """One decode step of the whole batch (every sequence one token further): max(compute,
+    memory) plus link time and overhead."""
     compute = decode_compute_s_per_seq * batch
     memory = weights_read_gib_per_step * BYTES_PER_GIB / instance_bandwidth + (
         decode_kv_read_s_per_seq * batch
     )
-    return 1000 * (np.maximum(compute, memory) + step_fixed_s + allreduce_s_per_token * batch)
+    return 1000 * (np.maximum(compute, memory) + step_fixed_s + comm_s_per_token * batch)
 
 
 @quantity(
@@ -111,10 +111,12 @@ def prefill_time_share(
     return batch * prefill_in_batch_ms / (avg_output_tokens * tpot_ms)
 
 
-@quantity("tokens/s/GPU", "{instance_rps}*{avg_output_tokens}/{tp}")
-def output_tokens_per_s_per_gpu(instance_rps: Array, avg_output_tokens: Array, tp: Array) -> Array:
+@quantity("tokens/s/GPU", "{instance_rps}*{avg_output_tokens}/{gpus_per_instance}")
+def output_tokens_per_s_per_gpu(
+    instance_rps: Array, avg_output_tokens: Array, gpus_per_instance: Array
+) -> Array:
     """Output tokens per second per GPU at the operating batch."""
-    return instance_rps * avg_output_tokens / tp
+    return instance_rps * avg_output_tokens / gpus_per_instance
 
 
 @quantity("tokens/s/GPU", "{gpu_tflops}*10^12*{mfu_decode}/(2*{active_params_b}*10^9)")

@@ -1,4 +1,12 @@
-"""Memory: weights, KV cache per token and per sequence, tensor parallelism, KV budget, B_mem."""
+"""Memory: weights part by part, KV cache per token and per sequence, the replica's tensor and
+pipeline parallelism, KV budget, B_mem.
+
+A replica (instance) is ``tp × pp`` GPUs: ``pp`` pipeline stages, each holding ``layers/pp``
+of the layers split over ``tp`` GPUs of one node. Each GPU holds ``1/(tp·pp)`` of the weights
+(layers split evenly: the extra embedding and output head on the first and last stage are not
+modelled) and, for every running sequence, the KV cache of its stage's layers, so the KV budget
+is that of ``tp·pp`` GPUs.
+"""
 
 from __future__ import annotations
 
@@ -9,19 +17,27 @@ from reportgen.xlfuncs import Array, floor_snapped
 
 TP_CHOICES = (1, 2, 4, 8)
 
-_BYTES_XL = 'IF(OR({d}="fp8",{d}="int8"),1,IF(OR({d}="int4",{d}="fp4"),1/2,2))'
+_BYTES_XL = ('IF({d}="mxfp4",17/32,IF(OR({d}="fp8",{d}="int8"),1,'
+             'IF(OR({d}="int4",{d}="fp4"),1/2,2)))')
 
 
 def _bytes(dtype: Array) -> Array:
     one = (dtype == "fp8") | (dtype == "int8")
     half = (dtype == "int4") | (dtype == "fp4")
-    return np.where(one, 1.0, np.where(half, 0.5, 2.0))
+    return np.where(dtype == "mxfp4", 17 / 32, np.where(one, 1.0, np.where(half, 0.5, 2.0)))
 
 
 @quantity("bytes", _BYTES_XL.replace("{d}", "{weight_dtype}"))
 def weight_bytes_per_param(weight_dtype: Array) -> Array:
-    """Bytes per weight: 2 for bf16/fp16, 1 for fp8/int8, 0.5 for int4/fp4."""
+    """Bytes per weight outside the routed experts: 2 for bf16/fp16, 1 for fp8/int8, 0.5 for
+    int4/fp4, 17/32 for MXFP4 (4 bits plus an 8-bit scale per 32 weights)."""
     return _bytes(weight_dtype)
+
+
+@quantity("bytes", _BYTES_XL.replace("{d}", "{expert_weight_dtype}"))
+def expert_weight_bytes_per_param(expert_weight_dtype: Array) -> Array:
+    """Bytes per weight of the routed experts (as weight_bytes_per_param)."""
+    return _bytes(expert_weight_dtype)
 
 
 @quantity("bytes", _BYTES_XL.replace("{d}", "{kv_dtype}"))
@@ -30,10 +46,36 @@ def kv_bytes_per_element(kv_dtype: Array) -> Array:
     return _bytes(kv_dtype)
 
 
-@quantity("GiB", "{params_b}*10^9*{weight_bytes_per_param}/{BYTES_PER_GIB}")
-def weights_gib(params_b: Array, weight_bytes_per_param: Array, BYTES_PER_GIB: float) -> Array:
-    """Weights of one model replica (all GPUs of an instance together)."""
-    return params_b * 1e9 * weight_bytes_per_param / BYTES_PER_GIB
+@quantity("B params", "MIN({model__expert_params_b},{params_b})")
+def expert_params_b(model__expert_params_b: Array, params_b: Array) -> Array:
+    """Parameters in the routed experts, billions (0 for a dense model)."""
+    return np.minimum(model__expert_params_b, params_b)
+
+
+@quantity(
+    "GiB", "({params_b}-{expert_params_b})*10^9*{weight_bytes_per_param}/{BYTES_PER_GIB}"
+)
+def shared_weights_gib(
+    params_b: Array, expert_params_b: Array, weight_bytes_per_param: Array,
+    BYTES_PER_GIB: float,
+) -> Array:
+    """Weights outside the routed experts (attention, embeddings, dense and shared-expert MLPs):
+    what every token reads."""
+    return (params_b - expert_params_b) * 1e9 * weight_bytes_per_param / BYTES_PER_GIB
+
+
+@quantity("GiB", "{expert_params_b}*10^9*{expert_weight_bytes_per_param}/{BYTES_PER_GIB}")
+def expert_weights_gib(
+    expert_params_b: Array, expert_weight_bytes_per_param: Array, BYTES_PER_GIB: float
+) -> Array:
+    """Weights of the routed experts (a token reads only the experts it is routed to)."""
+    return expert_params_b * 1e9 * expert_weight_bytes_per_param / BYTES_PER_GIB
+
+
+@quantity("GiB", "{shared_weights_gib}+{expert_weights_gib}")
+def weights_gib(shared_weights_gib: Array, expert_weights_gib: Array) -> Array:
+    """Weights of one model replica (all its GPUs together), each part at its own precision."""
+    return shared_weights_gib + expert_weights_gib
 
 
 @quantity(
@@ -67,20 +109,27 @@ def kv_gib_per_seq(
     return kv_bytes_per_token * reserved_tokens_per_seq / BYTES_PER_GIB
 
 
-# The KV budget of an instance of `tp` GPUs, as each serving engine defines it. Written once and
-# used twice: to choose the tensor parallelism and as the budget at the chosen one.
+@quantity("stages", "IF(ISBLANK({raw_pp}),1,{raw_pp})")
+def pp(raw_pp: Array) -> Array:
+    """Pipeline stages per replica (1: the replica is one tensor-parallel group in one node)."""
+    return np.where(np.isnan(raw_pp), 1.0, raw_pp)
+
+
+# The KV budget of an instance of `gpus_per_instance` GPUs, as each serving engine defines it.
+# Written once and used twice: to choose the tensor parallelism and as the budget at the chosen
+# one.
 _BUDGET_XL = (
-    'IF({method}="tutorial",{tp}*{gpu_memory_gib}-{weights_gib},'
-    'IF({engine}="tensorrt-llm",{TRTLLM_FREE_GPU_MEMORY_FRACTION}*({tp}*{gpu_memory_gib}'
-    "-{weights_gib}-{tp}*{ACTIVATION_RESERVE_GIB}),"
-    'IF({engine}="sglang",{tp}*{gpu_memory_gib}*{SGLANG_MEM_FRACTION_STATIC}-{weights_gib},'
-    "{tp}*{gpu_memory_gib}*{VLLM_GPU_MEMORY_UTILIZATION}-{weights_gib}"
-    "-{tp}*{ACTIVATION_RESERVE_GIB})))"
+    'IF({method}="tutorial",{gpus_per_instance}*{gpu_memory_gib}-{weights_gib},'
+    'IF({engine}="tensorrt-llm",{TRTLLM_FREE_GPU_MEMORY_FRACTION}*({gpus_per_instance}'
+    "*{gpu_memory_gib}-{weights_gib}-{gpus_per_instance}*{ACTIVATION_RESERVE_GIB}),"
+    'IF({engine}="sglang",{gpus_per_instance}*{gpu_memory_gib}*{SGLANG_MEM_FRACTION_STATIC}'
+    "-{weights_gib},{gpus_per_instance}*{gpu_memory_gib}*{VLLM_GPU_MEMORY_UTILIZATION}"
+    "-{weights_gib}-{gpus_per_instance}*{ACTIVATION_RESERVE_GIB})))"
 )
 
 
 def _budget(
-    tp: Array | float,
+    gpus: Array | float,
     method: Array,
     engine: Array,
     gpu_memory_gib: Array,
@@ -90,23 +139,23 @@ def _budget(
     sglang_fraction: float,
     vllm_utilization: float,
 ) -> Array:
-    total = tp * gpu_memory_gib
-    vllm = total * vllm_utilization - weights_gib - tp * reserve
-    trt = trt_fraction * (total - weights_gib - tp * reserve)
+    total = gpus * gpu_memory_gib
+    vllm = total * vllm_utilization - weights_gib - gpus * reserve
+    trt = trt_fraction * (total - weights_gib - gpus * reserve)
     sglang = total * sglang_fraction - weights_gib
     by_engine = np.where(engine == "tensorrt-llm", trt, np.where(engine == "sglang", sglang, vllm))
     return np.where(method == "tutorial", total - weights_gib, by_engine)
 
 
 def _tp_fits_xl(t: int) -> str:
-    budget = _BUDGET_XL.replace("{tp}", str(t))
+    budget = _BUDGET_XL.replace("{gpus_per_instance}", f"{t}*{{pp}}")
     return f"AND(MOD({{attention_heads}},{t})=0,{budget}>={{kv_gib_per_seq}})"
 
 
 def _tp_roomy_xl(t: int) -> str:
     return (
         f"AND(MOD({{attention_heads}},{t})=0,"
-        f"{{weights_gib}}<={{AUTO_TP_WEIGHT_SHARE}}*{t}*{{gpu_memory_gib}})"
+        f"{{weights_gib}}<={{AUTO_TP_WEIGHT_SHARE}}*{t}*{{pp}}*{{gpu_memory_gib}})"
     )
 
 
@@ -127,6 +176,7 @@ def tp(
     engine: Array,
     attention_heads: Array,
     weights_gib: Array,
+    pp: Array,
     gpu_memory_gib: Array,
     kv_gib_per_seq: Array,
     AUTO_TP_WEIGHT_SHARE: float,
@@ -135,16 +185,19 @@ def tp(
     SGLANG_MEM_FRACTION_STATIC: float,
     VLLM_GPU_MEMORY_UTILIZATION: float,
 ) -> Array:
-    """Tensor parallelism (GPUs per instance): as given, else the smallest of 1, 2, 4, 8 that
-    divides the heads and keeps weights within AUTO_TP_WEIGHT_SHARE of the memory, else the
-    smallest that holds one sequence, else 8 (and the scenario does not fit)."""
+    """Tensor parallelism (GPUs per pipeline stage): as given, else the smallest of 1, 2, 4, 8
+    that divides the heads and keeps weights within AUTO_TP_WEIGHT_SHARE of the replica's
+    memory, else the smallest that holds one sequence, else 8 (and the scenario does not
+    fit)."""
+    if not np.isnan(raw_tp).any():
+        return raw_tp  # every tp given (the search's candidates): no quick rule to apply
     roomy_choice = np.full(len(raw_tp), np.nan)
     fit_choice = np.full(len(raw_tp), np.nan)
     for t in reversed(TP_CHOICES):
         divides = np.mod(attention_heads, t) == 0
-        roomy = divides & (weights_gib <= AUTO_TP_WEIGHT_SHARE * t * gpu_memory_gib)
+        roomy = divides & (weights_gib <= AUTO_TP_WEIGHT_SHARE * t * pp * gpu_memory_gib)
         budget = _budget(
-            t, method, engine, gpu_memory_gib, weights_gib, ACTIVATION_RESERVE_GIB,
+            t * pp, method, engine, gpu_memory_gib, weights_gib, ACTIVATION_RESERVE_GIB,
             TRTLLM_FREE_GPU_MEMORY_FRACTION, SGLANG_MEM_FRACTION_STATIC,
             VLLM_GPU_MEMORY_UTILIZATION,
         )
@@ -160,16 +213,23 @@ def tp(
     return np.where(np.isnan(raw_tp), auto, raw_tp)
 
 
-@quantity("GiB", "{weights_gib}/{tp}")
-def weights_gib_per_gpu(weights_gib: Array, tp: Array) -> Array:
-    """Weights held by each GPU of an instance."""
-    return weights_gib / tp
+@quantity("GPUs", "{tp}*{pp}")
+def gpus_per_instance(tp: Array, pp: Array) -> Array:
+    """GPUs of one model replica: tp GPUs in each of its pp pipeline stages."""
+    return tp * pp
+
+
+@quantity("GiB", "{weights_gib}/{gpus_per_instance}")
+def weights_gib_per_gpu(weights_gib: Array, gpus_per_instance: Array) -> Array:
+    """Weights held by each GPU of a replica (layers split over the stages, each stage's over
+    its tp GPUs)."""
+    return weights_gib / gpus_per_instance
 
 
 @quantity("GiB", _BUDGET_XL)
 def kv_budget_gib(
     method: Array,
-    tp: Array,
+    gpus_per_instance: Array,
     gpu_memory_gib: Array,
     weights_gib: Array,
     engine: Array,
@@ -178,11 +238,12 @@ def kv_budget_gib(
     SGLANG_MEM_FRACTION_STATIC: float,
     VLLM_GPU_MEMORY_UTILIZATION: float,
 ) -> Array:
-    """Memory of an instance the serving engine gives the KV cache (vLLM: tp·M·util − W −
-    tp·reserve; TensorRT-LLM: fraction·(tp·M − W − tp·reserve); SGLang: tp·M·fraction − W;
-    the tutorial: tp·M − W)."""
+    """Memory of a replica of N = tp·pp GPUs the serving engine gives the KV cache (vLLM:
+    N·M·util − W − N·reserve; TensorRT-LLM: fraction·(N·M − W − N·reserve); SGLang:
+    N·M·fraction − W; the tutorial: N·M − W). Each stage caches its own layers of every
+    running sequence, so the budget of all N GPUs holds whole sequences."""
     return _budget(
-        tp, method, engine, gpu_memory_gib, weights_gib, ACTIVATION_RESERVE_GIB,
+        gpus_per_instance, method, engine, gpu_memory_gib, weights_gib, ACTIVATION_RESERVE_GIB,
         TRTLLM_FREE_GPU_MEMORY_FRACTION, SGLANG_MEM_FRACTION_STATIC, VLLM_GPU_MEMORY_UTILIZATION,
     )
 
@@ -192,5 +253,5 @@ def kv_budget_gib(
     "IF({kv_budget_gib}>0,INT(ROUND({kv_budget_gib}/{kv_gib_per_seq},9)),0)",
 )
 def batch_max_kv(kv_budget_gib: Array, kv_gib_per_seq: Array) -> Array:
-    """Most sequences an instance can hold in its KV budget (B_mem); 0 when weights do not fit."""
+    """Most sequences a replica can hold in its KV budget (B_mem); 0 when weights do not fit."""
     return np.where(kv_budget_gib > 0, floor_snapped(kv_budget_gib / kv_gib_per_seq), 0.0)

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from reportgen.quantities.registry import quantity
-from reportgen.xlfuncs import Array, sentences
+from reportgen.xlfuncs import Array, per_combination, sentences
 
 _NOTES = (
     # (Excel condition, sentence)
@@ -16,8 +18,9 @@ _NOTES = (
      "The weights do not fit one GPU: the tutorial has no tensor parallelism, and its negative "
      "batch sizes say exactly this."),
     ('AND({method}<>"tutorial",{bottleneck}="weights_do_not_fit")',
-     "The weights do not fit: even the largest tensor parallelism tried leaves no room for one "
-     "sequence's KV cache; use a GPU with more memory or a lower weight precision."),
+     "The weights do not fit: this replica's memory leaves no room for one sequence's KV "
+     "cache; more GPUs per replica (tp, pp), a GPU with more memory or a lower weight "
+     "precision would."),
     ('{bottleneck}="slo_unreachable"',
      "No batch meets the latency targets, not even one sequence; relax TTFT/TPOT, or use a "
      "faster GPU or more tensor parallelism."),
@@ -25,14 +28,50 @@ _NOTES = (
      "No TPOT target given: the instance runs at its KV-cache memory limit."),
     ('AND(ISBLANK({raw_tpot_slo_ms}),{bottleneck}="batch_cap")',
      "No TPOT target given: the instance runs at the scheduler's batch cap (max_batch)."),
-    ('AND({weight_dtype}<>{compute_dtype},{weight_dtype}<>"fp16",'
-     'OR({weight_dtype}="fp4",{weight_dtype}="fp8"))',
+    ('AND({weight_dtype}={expert_weight_dtype},{weight_dtype}<>{compute_dtype},'
+     'OR({weight_dtype}="fp4",{weight_dtype}="fp8",{weight_dtype}="mxfp4"))',
      "This GPU has no tensor cores for the weight precision: planned as weight-only "
      "quantization, the matrix multiplies running at the compute precision (compute_dtype)."),
     ('{eff__calibrated}="no"',
      "Efficiencies for this GPU family and precision are uncalibrated priors: treat the plan "
      "as provisional and load-test early."),
 )
+
+# Sentences that quote the row's own values: (Excel condition, Excel text, the same in Python
+# from the values of ``_SAYS``' inputs). Numbers in them are whole (tp, pp, GPUs, nodes), which
+# Excel's & writes as Python's :g does.
+_SHIPPED_XL = (
+    'AND({raw_weight_dtype}="",OR({weight_dtype}<>{expert_weight_dtype},'
+    'AND({weight_dtype}<>"bf16",{weight_dtype}<>"fp16")))'
+)
+_SHIPPED_TEXT_XL = (
+    '"Weights as the checkpoint ships them: "&IF({weight_dtype}<>{expert_weight_dtype},'
+    '"routed experts in "&{expert_weight_dtype}&", the other weights in "&{weight_dtype}&'
+    '" (memory counts each part at its own precision)",{weight_dtype})&'
+    '"; the matrix multiplies run at "&{compute_dtype}&"."'
+)
+_STAGES_XL = "{pp}>1"
+_STAGES_TEXT_XL = (
+    '"Each replica is "&{tp}&" × "&{pp}&" = "&{gpus_per_instance}&" GPUs: "&{pp}&'
+    '" pipeline stages of "&{tp}&" GPUs"&IF({gpus_per_instance}>{gpu__gpus_per_node},'
+    '" on "&{gpus_per_instance}/{gpu__gpus_per_node}&" nodes, joined by the inter-node link",'
+    '" in one node")&"; decode runs "&{pp}&" micro-batches so no stage waits, each reading '
+    'every stage\'s weights, and a lone prompt waits on the pipeline bubble."'
+)
+
+
+def _shipped(weights: str, experts: str, compute: str) -> str:
+    part = (f"routed experts in {experts}, the other weights in {weights} (memory counts each "
+            "part at its own precision)" if weights != experts else weights)
+    return f"Weights as the checkpoint ships them: {part}; the matrix multiplies run at {compute}."
+
+
+def _stages(tp: float, pp: float, gpus: float, per_node: float) -> str:
+    where = (f" on {gpus / per_node:g} nodes, joined by the inter-node link" if gpus > per_node
+             else " in one node")
+    return (f"Each replica is {tp:g} × {pp:g} = {gpus:g} GPUs: {pp:g} pipeline stages of {tp:g} "
+            f"GPUs{where}; decode runs {pp:g} micro-batches so no stage waits, each reading every "
+            "stage's weights, and a lone prompt waits on the pipeline bubble.")
 
 
 # A row calibrated on your load test says so, with its date, runs and error (efficiency file).
@@ -41,7 +80,19 @@ _LOADTEST_XL = 'IF({eff__calibrated}="load test",{eff__calibration_note}&" ","")
 
 def _template() -> str:
     parts = [f'IF({cond},"{text} ","")' for cond, text in _NOTES]
+    parts += [f'IF({cond},{text}&" ","")' for cond, text in
+              ((_SHIPPED_XL, _SHIPPED_TEXT_XL), (_STAGES_XL, _STAGES_TEXT_XL))]
     return "TRIM(" + "&".join([*parts, _LOADTEST_XL]) + ")"
+
+
+def _append(out: Array, where: Array, text: Callable[[], Array]) -> Array:
+    """``out`` with ``text()`` (evaluated on the rows ``where``) after it on those rows."""
+    if not where.any():
+        return out
+    joined = out.copy()
+    joined[where] = [" ".join(f"{a} {b}".split()) for a, b in zip(out[where], text(),
+                                                                  strict=True)]
+    return joined
 
 
 @quantity("text", _template(), kind="text")
@@ -50,16 +101,22 @@ def notes(
     bottleneck: Array,
     raw_tpot_slo_ms: Array,
     weight_dtype: Array,
+    expert_weight_dtype: Array,
     compute_dtype: Array,
     eff__calibrated: Array,
+    raw_weight_dtype: Array,
+    pp: Array,
+    tp: Array,
+    gpus_per_instance: Array,
+    gpu__gpus_per_node: Array,
     eff__calibration_note: Array,
 ) -> Array:
     """What a reader should know about the row, in sentences."""
     no_tpot = np.isnan(raw_tpot_slo_ms)
+    uniform = weight_dtype == expert_weight_dtype
     weight_only = (
-        (weight_dtype != compute_dtype)
-        & (weight_dtype != "fp16")
-        & ((weight_dtype == "fp4") | (weight_dtype == "fp8"))
+        uniform & (weight_dtype != compute_dtype)
+        & ((weight_dtype == "fp4") | (weight_dtype == "fp8") | (weight_dtype == "mxfp4"))
     )
     conditions = (
         method == "tutorial",
@@ -71,13 +128,13 @@ def notes(
         weight_only,
         eff__calibrated == "no",
     )
-    static = sentences(conditions, [text for _, text in _NOTES])
+    out = sentences(conditions, [text for _, text in _NOTES])
+    shipped = (raw_weight_dtype == "") & (
+        ~uniform | ((weight_dtype != "bf16") & (weight_dtype != "fp16")))
+    out = _append(out, shipped, lambda: per_combination(
+        _shipped, weight_dtype[shipped], expert_weight_dtype[shipped], compute_dtype[shipped]))
+    staged = pp > 1
+    out = _append(out, staged, lambda: per_combination(
+        _stages, tp[staged], pp[staged], gpus_per_instance[staged], gpu__gpus_per_node[staged]))
     loadtest = eff__calibrated == "load test"
-    if not loadtest.any():
-        return static
-    joined = [" ".join(f"{s} {n}".split()) for s, n in zip(static[loadtest],
-                                                         eff__calibration_note[loadtest],
-                                                         strict=True)]
-    out = static.copy()
-    out[loadtest] = joined
-    return out
+    return _append(out, loadtest, lambda: eff__calibration_note[loadtest])

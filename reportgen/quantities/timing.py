@@ -2,16 +2,40 @@
 
 A decode step runs two kinds of kernel one after the other, each on its own roofline: the weight
 GEMMs, ``max(2·P_act·B / F, weights_read / BW)``, and attention, ``B · max(attention FLOPs / F,
-KV read / BW)`` (linear in B). Their sum, plus all-reduce and step overhead, is
-``max(β_compute·B, weights_read/BW + β_kv·B) + all-reduce(B) + step overhead`` with
+KV read / BW)`` (linear in B). Their sum, plus link time and step overhead, is
+``max(β_compute·B, weights_read/BW + β_kv·B) + link(B) + step overhead`` with
 β_compute = GEMM + attention time per sequence and β_kv = attention time per sequence: a maximum
 of two straight lines in B, which is what lets the latency targets be solved for B in closed form
 (batch.py) and written as a spreadsheet formula.
 
 A prefill on its own (what a first token waits for) costs its compute plus one weight read, its
-all-reduces and a pass's overhead; a prefill riding in the running batch (continuous batching)
-costs only its compute and all-reduce transfer, because the weight read and the fixed costs are
+link time and a pass's overhead; a prefill riding in the running batch (continuous batching)
+costs only its compute and link transfer, because the weight read and the fixed costs are
 shared with the decode step it joins.
+
+Pipeline parallelism (``pp`` stages of ``tp`` GPUs, a replica of ``tp·pp`` GPUs). Decode runs
+the batch as ``pp`` micro-batches of ``B/pp`` sequences, one in each stage at a time (as vLLM's
+virtual engines and TensorRT-LLM's in-flight micro-batches do), so no stage waits in the steady
+state; a token of one sequence passes all ``pp`` stages in turn. Rates (FLOP/s, bytes/s) are
+those of all ``tp·pp`` GPUs, and each piece of a step is what lies on one micro-batch's path:
+
+* compute and KV reads: the same ``β·B`` as one large replica (each stage does ``1/pp`` of the
+  layers for ``B/pp`` sequences, pp stages in turn; exact for B ≥ pp);
+* the weight read: each micro-batch reads every stage's weights, so a step reads the weights
+  ``pp`` times over at the replica's bandwidth (``weights_read_s`` is the time ``tp`` GPUs take
+  to read all the weights): pipeline stages add memory, not decode bandwidth;
+* tensor-parallel all-reduces: every layer's, for ``B/pp`` tokens (``allreduce_s_per_token``);
+* stage-to-stage sends: ``pp − 1`` hops, each a latency plus ``B/pp`` tokens' activations
+  (``hidden × ACTIVATION_BYTES`` per token) over the inter-node link (InfiniBand/RoCE, per GPU)
+  when the replica spans nodes, else the GPU link.
+
+Prefills riding in the batch are spread over the micro-batches, so each adds its compute once.
+A lone prompt's prefill cannot keep the stages busy: it is split into chunks of
+PREFILL_CHUNK_TOKENS (chunked prefill) that follow each other through the stages, so its busy
+time stretches by ``(m + pp − 1)/m`` (the bubble ``(pp − 1)/(m + pp − 1)`` of a pipeline that
+m chunks fill and drain, as in GPipe) and each stage reads its weights once on the path. Every
+pipeline term vanishes at pp = 1, where the measurements the efficiencies are fitted to were
+taken.
 """
 
 from __future__ import annotations
@@ -19,7 +43,7 @@ from __future__ import annotations
 import numpy as np
 
 from reportgen.quantities.registry import quantity
-from reportgen.xlfuncs import Array
+from reportgen.xlfuncs import Array, ceil_snapped
 
 
 @quantity("tokens", "{avg_prompt_tokens}*(1-{prefix_cache_hit_rate})")
@@ -34,22 +58,26 @@ def decode_context_tokens(avg_prompt_tokens: Array, avg_output_tokens: Array) ->
     return avg_prompt_tokens + avg_output_tokens / 2
 
 
-@quantity("FLOP/s", "{tp}*{gpu_tflops}*10^12*{mfu_prefill}")
-def instance_flops_prefill(tp: Array, gpu_tflops: Array, mfu_prefill: Array) -> Array:
-    """Tensor throughput an instance achieves in prefill (tp · F · MFU_prefill)."""
-    return tp * gpu_tflops * 1e12 * mfu_prefill
+@quantity("FLOP/s", "{gpus_per_instance}*{gpu_tflops}*10^12*{mfu_prefill}")
+def instance_flops_prefill(
+    gpus_per_instance: Array, gpu_tflops: Array, mfu_prefill: Array
+) -> Array:
+    """Tensor throughput a replica achieves in prefill (tp · pp · F · MFU_prefill)."""
+    return gpus_per_instance * gpu_tflops * 1e12 * mfu_prefill
 
 
-@quantity("FLOP/s", "{tp}*{gpu_tflops}*10^12*{mfu_decode}")
-def instance_flops_decode(tp: Array, gpu_tflops: Array, mfu_decode: Array) -> Array:
-    """Tensor throughput an instance achieves in compute-bound decode (tp · F · MFU_decode)."""
-    return tp * gpu_tflops * 1e12 * mfu_decode
+@quantity("FLOP/s", "{gpus_per_instance}*{gpu_tflops}*10^12*{mfu_decode}")
+def instance_flops_decode(
+    gpus_per_instance: Array, gpu_tflops: Array, mfu_decode: Array
+) -> Array:
+    """Tensor throughput a replica achieves in compute-bound decode (tp · pp · F · MFU)."""
+    return gpus_per_instance * gpu_tflops * 1e12 * mfu_decode
 
 
-@quantity("bytes/s", "{tp}*{gpu_bandwidth_tbps}*10^12*{mbu}")
-def instance_bandwidth(tp: Array, gpu_bandwidth_tbps: Array, mbu: Array) -> Array:
-    """Memory bandwidth an instance achieves (tp · BW · MBU)."""
-    return tp * gpu_bandwidth_tbps * 1e12 * mbu
+@quantity("bytes/s", "{gpus_per_instance}*{gpu_bandwidth_tbps}*10^12*{mbu}")
+def instance_bandwidth(gpus_per_instance: Array, gpu_bandwidth_tbps: Array, mbu: Array) -> Array:
+    """Memory bandwidth a replica achieves (tp · pp · BW · MBU)."""
+    return gpus_per_instance * gpu_bandwidth_tbps * 1e12 * mbu
 
 
 @quantity("s", "IF({tp}>1,2*{layers}*{gpu__link_latency_us}/10^6,0)")
@@ -62,21 +90,93 @@ def allreduce_fixed_s(tp: Array, layers: Array, gpu__link_latency_us: Array) -> 
 @quantity(
     "s/token",
     "IF({tp}>1,2*{layers}*2*({tp}-1)/{tp}*{hidden_size}*{ACTIVATION_BYTES}"
-    "/({gpu__link_gbps}*10^9),0)",
+    "/({gpu__link_gbps}*10^9)/{pp},0)",
 )
 def allreduce_s_per_token(
-    tp: Array, layers: Array, hidden_size: Array, ACTIVATION_BYTES: float, gpu__link_gbps: Array
+    tp: Array, layers: Array, hidden_size: Array, ACTIVATION_BYTES: float,
+    gpu__link_gbps: Array, pp: Array,
 ) -> Array:
-    """Transfer time of the all-reduces per token in the pass (ring: 2·(tp−1)/tp of the
-    activations over the GPU link: NVLink on SXM parts, PCIe on L40S/L4)."""
+    """Transfer time of the tensor-parallel all-reduces per token of a pass (ring: 2·(tp−1)/tp
+    of the activations, two per layer, over the GPU link: NVLink on SXM parts, PCIe on
+    L40S/L4); with pp stages a pass's path carries one micro-batch of B/pp tokens, hence /pp."""
     volume = 2 * layers * 2 * (tp - 1) / tp * hidden_size * ACTIVATION_BYTES
-    return np.where(tp > 1, volume / (gpu__link_gbps * 1e9), 0.0)
+    return np.where(tp > 1, volume / (gpu__link_gbps * 1e9) / pp, 0.0)
 
 
-@quantity("s", "{weights_gib}*{BYTES_PER_GIB}/{instance_bandwidth}")
-def weights_read_s(weights_gib: Array, BYTES_PER_GIB: float, instance_bandwidth: Array) -> Array:
-    """Time to stream all weights from memory once (every dense decode step does)."""
-    return weights_gib * BYTES_PER_GIB / instance_bandwidth
+@quantity(
+    "GB/s",
+    "IF({gpus_per_instance}>{gpu__gpus_per_node},{gpu__internode_gbps},{gpu__link_gbps})",
+)
+def pipeline_link_gbps(
+    gpus_per_instance: Array, gpu__gpus_per_node: Array, gpu__internode_gbps: Array,
+    gpu__link_gbps: Array,
+) -> Array:
+    """Bandwidth per GPU between pipeline stages: the inter-node link (InfiniBand/RoCE) when
+    the replica spans nodes, else the GPU link."""
+    return np.where(gpus_per_instance > gpu__gpus_per_node, gpu__internode_gbps, gpu__link_gbps)
+
+
+@quantity(
+    "us",
+    "IF({gpus_per_instance}>{gpu__gpus_per_node},{gpu__internode_latency_us},"
+    "{gpu__link_latency_us})",
+)
+def pipeline_link_latency_us(
+    gpus_per_instance: Array, gpu__gpus_per_node: Array, gpu__internode_latency_us: Array,
+    gpu__link_latency_us: Array,
+) -> Array:
+    """Latency of one stage-to-stage send (the inter-node link's when the replica spans
+    nodes)."""
+    return np.where(gpus_per_instance > gpu__gpus_per_node, gpu__internode_latency_us,
+                    gpu__link_latency_us)
+
+
+@quantity("s", "({pp}-1)*{pipeline_link_latency_us}/10^6")
+def pipeline_fixed_s(pp: Array, pipeline_link_latency_us: Array) -> Array:
+    """Latency of the stage-to-stage sends on a pass's path (pp − 1 hops); zero at pp = 1."""
+    return (pp - 1) * pipeline_link_latency_us / 1e6
+
+
+@quantity(
+    "s/token", "({pp}-1)/{pp}*{hidden_size}*{ACTIVATION_BYTES}/({pipeline_link_gbps}*10^9)"
+)
+def pipeline_s_per_token(
+    pp: Array, hidden_size: Array, ACTIVATION_BYTES: float, pipeline_link_gbps: Array
+) -> Array:
+    """Transfer time of the activations sent stage to stage, per token of a step: pp − 1 hops,
+    each carrying a micro-batch of B/pp tokens (hidden × bytes each); zero at pp = 1."""
+    return (pp - 1) / pp * hidden_size * ACTIVATION_BYTES / (pipeline_link_gbps * 1e9)
+
+
+@quantity("s/token", "{allreduce_s_per_token}+{pipeline_s_per_token}")
+def comm_s_per_token(allreduce_s_per_token: Array, pipeline_s_per_token: Array) -> Array:
+    """Link time each token adds to a pass: its tensor-parallel all-reduces and its share of
+    the stage-to-stage sends."""
+    return allreduce_s_per_token + pipeline_s_per_token
+
+
+@quantity("s", "{weights_gib}*{BYTES_PER_GIB}*{pp}/{instance_bandwidth}")
+def weights_read_s(
+    weights_gib: Array, BYTES_PER_GIB: float, pp: Array, instance_bandwidth: Array
+) -> Array:
+    """Time a pass spends streaming all weights from memory (every dense decode step does):
+    the stages read their shares in turn, so pp × the replica-wide read (tp GPUs' bandwidth
+    for all the weights)."""
+    return weights_gib * BYTES_PER_GIB * pp / instance_bandwidth
+
+
+@quantity("chunks", "MAX(1,ROUNDUP(ROUND({prefill_tokens}/{PREFILL_CHUNK_TOKENS},9),0))")
+def prefill_chunks(prefill_tokens: Array, PREFILL_CHUNK_TOKENS: float) -> Array:
+    """Chunks a lone prompt's prefill is split into (chunked prefill of PREFILL_CHUNK_TOKENS):
+    the micro-batches that fill the pipeline."""
+    return np.maximum(1.0, ceil_snapped(prefill_tokens / PREFILL_CHUNK_TOKENS))
+
+
+@quantity("fraction", "({pp}-1)/({prefill_chunks}+{pp}-1)")
+def prefill_bubble_fraction(pp: Array, prefill_chunks: Array) -> Array:
+    """Share of a lone prefill's pipeline time the stages wait (the bubble: m chunks pass pp
+    stages in m + pp − 1 slots); zero at pp = 1."""
+    return (pp - 1) / (prefill_chunks + pp - 1)
 
 
 @quantity("FLOP", "4*{layers}*{attention_heads}*{head_dim}")
@@ -103,41 +203,42 @@ def prefill_flops(
 
 @quantity(
     "ms",
-    "1000*({prefill_flops}/{instance_flops_prefill}+{weights_read_s}"
-    "+{allreduce_fixed_s}+{allreduce_s_per_token}*{prefill_tokens}+{step_overhead_ms}/1000)",
+    "1000*(({prefill_flops}/{instance_flops_prefill}+{comm_s_per_token}*{prefill_tokens})"
+    "/(1-{prefill_bubble_fraction})+{weights_read_s}+{step_fixed_s})",
 )
 def prefill_ms(
     prefill_flops: Array,
     instance_flops_prefill: Array,
-    weights_read_s: Array,
-    allreduce_fixed_s: Array,
-    allreduce_s_per_token: Array,
+    comm_s_per_token: Array,
     prefill_tokens: Array,
-    step_overhead_ms: Array,
+    prefill_bubble_fraction: Array,
+    weights_read_s: Array,
+    step_fixed_s: Array,
 ) -> Array:
-    """Prefill of one request on its own (what its first token waits for): its compute plus one
-    read of the weights (a lone pass near the ridge point reaches neither roof, so the two add),
-    its all-reduces and one forward pass's fixed overhead."""
-    comm = allreduce_fixed_s + allreduce_s_per_token * prefill_tokens
-    compute = prefill_flops / instance_flops_prefill
-    return 1000 * (compute + weights_read_s + comm + step_overhead_ms / 1000)
+    """Prefill of one request on its own (what its first token waits for): its compute and link
+    transfer, stretched by the pipeline bubble, plus one read of the weights (a lone pass near
+    the ridge point reaches neither roof, so the two add) and one pass's fixed latency and
+    overhead."""
+    busy = prefill_flops / instance_flops_prefill + comm_s_per_token * prefill_tokens
+    return 1000 * (busy / (1 - prefill_bubble_fraction) + weights_read_s + step_fixed_s)
 
 
 @quantity(
     "ms",
-    "1000*({prefill_flops}/{instance_flops_prefill}+{allreduce_s_per_token}*{prefill_tokens})",
+    "1000*({prefill_flops}/{instance_flops_prefill}+{comm_s_per_token}*{prefill_tokens})",
 )
 def prefill_in_batch_ms(
     prefill_flops: Array,
     instance_flops_prefill: Array,
-    allreduce_s_per_token: Array,
+    comm_s_per_token: Array,
     prefill_tokens: Array,
 ) -> Array:
-    """Instance time one request's prefill adds when it rides in the running batch (continuous
-    batching): its compute and all-reduce transfer; the weight read, all-reduce latency and
-    step overhead are shared with the decode step it joins."""
+    """Replica time one request's prefill adds when it rides in the running batch (continuous
+    batching): its compute and link transfer; the weight read, link latency and step overhead
+    are shared with the decode step it joins, and the other stages work on other micro-batches
+    meanwhile, so no bubble."""
     return 1000 * (
-        prefill_flops / instance_flops_prefill + allreduce_s_per_token * prefill_tokens
+        prefill_flops / instance_flops_prefill + comm_s_per_token * prefill_tokens
     )
 
 
@@ -179,11 +280,13 @@ def decode_kv_read_s_per_seq(decode_attention_s_per_seq: Array) -> Array:
     return decode_attention_s_per_seq
 
 
-@quantity("s", "{allreduce_fixed_s}+{step_overhead_ms}/1000")
-def step_fixed_s(allreduce_fixed_s: Array, step_overhead_ms: Array) -> Array:
-    """Per-step time that does not grow with the batch: all-reduce latency and scheduler
-    overhead."""
-    return allreduce_fixed_s + step_overhead_ms / 1000
+@quantity("s", "{allreduce_fixed_s}+{pipeline_fixed_s}+{step_overhead_ms}/1000")
+def step_fixed_s(
+    allreduce_fixed_s: Array, pipeline_fixed_s: Array, step_overhead_ms: Array
+) -> Array:
+    """Per-step time that does not grow with the batch: all-reduce and stage-to-stage latency
+    and scheduler overhead."""
+    return allreduce_fixed_s + pipeline_fixed_s + step_overhead_ms / 1000
 
 
 @quantity("s/sequence", "{prefill_in_batch_ms}/1000/{avg_output_tokens}")

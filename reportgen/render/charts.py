@@ -271,17 +271,19 @@ def agreement(spec: AgreementSpec) -> str:
 
 @dataclass(frozen=True)
 class CostSpec:
-    """Monthly cost of the cheapest configuration on each GPU at each tensor parallelism (NaN:
-    nothing that meets the targets); the chosen one marked."""
+    """Monthly cost of the cheapest configuration on each GPU at each replica shape (tensor
+    parallelism, and pipeline stages where there are any; NaN: nothing that meets the
+    targets); the chosen one marked."""
 
     gpus: tuple[str, ...]
-    tps: tuple[float, ...]
-    costs: tuple[tuple[float, ...], ...]  # costs[g][t]
-    chosen: tuple[int, int] | None  # (gpu index, tp index)
+    shapes: tuple[str, ...]  # legend labels, e.g. "TP 4", "TP 8 × PP 2"
+    costs: tuple[tuple[float, ...], ...]  # costs[g][s]
+    chosen: tuple[int, int] | None  # (gpu index, shape index)
     clip: float | None = None  # the axis stops here; taller bars are cut and marked ▲
 
 
-TP_COLOURS = ("#56B4E9", "#0072B2", "#009E73", "#E69F00", "#CC79A7")
+TP_COLOURS = ("#56B4E9", "#0072B2", "#009E73", "#E69F00", "#CC79A7", "#44AA99", "#882255",
+              "#F0E442")
 
 
 def _draw_costs(spec: CostSpec) -> Any:
@@ -289,7 +291,7 @@ def _draw_costs(spec: CostSpec) -> Any:
 
     fig, ax = _figure(6.7, 1.6)
     fig.subplots_adjust(left=0.11, right=0.99, bottom=0.17, top=0.95)
-    n = len(spec.tps)
+    n = len(spec.shapes)
     width = 0.8 / max(n, 1)
     top = spec.clip if spec.clip is not None else math.inf
     for t in range(n):
@@ -317,7 +319,7 @@ def _draw_costs(spec: CostSpec) -> Any:
 
 
 def cost_by_gpu_and_tp(spec: CostSpec) -> str:
-    """Grouped bars: the cheapest monthly cost on each GPU (groups) at each tensor parallelism
+    """Grouped bars: the cheapest monthly cost on each GPU (groups) at each replica shape
     (bars), the chosen configuration marked."""
     return _render(_draw_costs, spec)
 

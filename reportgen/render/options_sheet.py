@@ -18,6 +18,7 @@ from collections.abc import Callable
 import pandas as pd
 from openpyxl.worksheet.worksheet import Worksheet
 
+from reportgen import schema
 from reportgen.engine import estimate
 from reportgen.plan import Plan
 from reportgen.render.cells import NOTE_FONT, set_formula, set_text, set_value
@@ -29,7 +30,7 @@ from reportgen.render.registry_rows import (
     write_quantities,
 )
 from reportgen.render.xlsx_cache import CachedValue
-from reportgen.search import CONFIG, KEEP, concrete
+from reportgen.search import CONFIG, KEEP, concrete, engine_inputs
 
 MAX_OPTION_ROWS = 2_000  # fewer options per row when many rows search, so the sheet stays usable
 EXTRA: tuple[tuple[str, str], ...] = (
@@ -95,7 +96,8 @@ def planned_reader(options: pd.DataFrame, layout: Layout) -> Callable[[str, int]
         of, rank = column("option_of"), column("rank")
         first = f"{sheet}${cols['option_of']}${FIRST_ROW}"
         position = f"SUMPRODUCT(({of}={plan_row})*({rank}=1)*(ROW({of})-ROW({first})+1))"
-        return f"=INDEX({column(PLANNED_PREFIX + input_name)},{position})"
+        text = "" if input_name in schema.NUMBER_COLUMNS else '&""'  # a blank option reads ""
+        return f"=INDEX({column(PLANNED_PREFIX + input_name)},{position}){text}"
 
     return formula
 
@@ -114,6 +116,7 @@ def write_options(ws: Worksheet, layout: Layout, plan: Plan,
         ws.cell(row=FIRST_ROW, column=1).font = NOTE_FONT
         return values
     results = estimate(concrete(plan.typed, options), plan.tables)
+    planned = engine_inputs(options)
     own = {c: cols[PLANNED_PREFIX + c] for c in CONFIG}
     last = FIRST_ROW + len(options) - 1
     group_cols = {**layout.plan_cols, **cols}
@@ -124,7 +127,7 @@ def write_options(ws: Worksheet, layout: Layout, plan: Plan,
         write_quantities(ws, r, layout.row_resolver(r, source, own), results.iloc[k], layout,
                          values)
         for c in CONFIG:
-            set_value(ws[f"{own[c]}{r}"], results.iloc[k][c])
+            set_value(ws[f"{own[c]}{r}"], planned[c][k])
         set_value(ws[f"{cols['option_of']}{r}"], source)
         set_value(ws[f"{cols['preference']}{r}"], int(option["preference"]))
         cell = ws[f"{cols['rank']}{r}"]

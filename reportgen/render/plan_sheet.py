@@ -22,7 +22,7 @@ from reportgen.render.registry_rows import (
     write_quantities,
 )
 from reportgen.render.xlsx_cache import CachedValue
-from reportgen.search import CONFIG
+from reportgen.search import CONFIG, engine_inputs
 
 PLANNED: tuple[str, ...] = tuple(PLANNED_PREFIX + c for c in CONFIG)
 CHOICE: tuple[tuple[str, str, str], ...] = (
@@ -91,6 +91,7 @@ def write_plan(ws: Worksheet, layout: Layout, results: pd.DataFrame,
     notes += [_planned_note(c) for c in CONFIG] + [note for _, _, note in CHOICE]
     header_row(ws, 1, [*(q.name for q in names), *EXTRA_COLUMNS], notes)
     values: dict[str, CachedValue] = {}
+    inputs = engine_inputs(results)
     for i, r in enumerate(layout.rows()):
         planned = frozenset(searched[i])
         row = results.iloc[i]
@@ -98,7 +99,8 @@ def write_plan(ws: Worksheet, layout: Layout, results: pd.DataFrame,
         for c in planned:
             cell = ws[f"{layout.plan_cols[PLANNED_PREFIX + c]}{r}"]
             set_formula(cell, planned_formula(c, r))
-            values[cell.coordinate] = row[c] if isinstance(row[c], str) else float(row[c])
+            value = inputs[c][i]
+            values[cell.coordinate] = value if isinstance(value, str) else float(value)
         for name, template, _ in CHOICE:
             cell = ws[f"{layout.plan_cols[name]}{r}"]
             set_formula(cell, group_formula(template, layout.plan_cols, FIRST_ROW,

@@ -474,7 +474,7 @@ REJECTED: tuple[Rejected, ...] = (
     Rejected("bad_choices.csv", "a precision, engine and method that do not exist", _problems(
         "bad_choices.csv",
         'row 2 (scenario "chat"), column weight_dtype: got "fp9"; expected one of bf16, fp16, '
-        'fp8, int8, int4, fp4, auto, or a list such as bf16|fp8; did you mean "fp8"?',
+        'fp8, int8, int4, fp4, mxfp4, auto, or a list such as bf16|fp8; did you mean "fp8"?',
         'row 2 (scenario "chat"), column engine: got "vlm"; expected one of vllm, tensorrt-llm, '
         'sglang, auto, or a list such as vllm|sglang; did you mean "vllm"?',
         'row 3 (scenario "rag"), column method: got "magic"; expected one of roofline, '

@@ -1,7 +1,8 @@
-"""The parity scenario set: small (16 rows) but reaching every bottleneck, both methods, the
-three serving engines, auto and explicit TP, MoE, MLA, fp8/fp4 (native and weight-only), every
-status of the choice (chosen, option, compare, no fit) with searched GPUs and precisions, and
-scenario names that look like formulas."""
+"""The parity scenario set: small (19 rows) but reaching every bottleneck, both methods, the
+three serving engines, auto and explicit TP, pipeline stages across nodes and inside one,
+MoE, MLA, fp8/fp4 (native and weight-only), precisions as shipped (mixed MXFP4 and bf16),
+every status of the choice (chosen, option, compare, no fit) with searched GPUs and
+precisions, and scenario names that look like formulas."""
 
 from __future__ import annotations
 
@@ -70,6 +71,17 @@ PARITY_ROWS: tuple[dict[str, object], ...] = (
     # a plan row kept for comparison only
     dict(scenario="compare-8b", model="Llama-3.1-8B", gpu="A100-SXM-80GB", peak_qps=30,
          avg_prompt_tokens=800, avg_output_tokens=300, tp=1, role="compare"),
+    # 405B bf16 does not fit one 8-GPU H100 node: pipeline stages across nodes (a blank pp
+    # searched only then); a prompt of two prefill chunks, so the bubble is (pp-1)/(2+pp-1)
+    dict(scenario="405b-across-nodes", model="Llama-3.1-405B", gpu="H100-SXM", peak_qps=2,
+         avg_prompt_tokens=9000, avg_output_tokens=300, weight_dtype="bf16", tpot_slo_ms=150),
+    # precisions as shipped: MXFP4 experts beside bf16 attention, searched with fp8 (blank
+    # option on Options and Plan)
+    dict(scenario="gpt-oss-as-shipped", model="gpt-oss-120b", gpu="H100-SXM", peak_qps=10,
+         avg_prompt_tokens=1000, avg_output_tokens=400, weight_dtype="auto", tpot_slo_ms=40),
+    # explicit pipeline stages inside one PCIe node (the stage link is the GPU link)
+    dict(scenario="pp-inside-a-node", model="Llama-3.1-70B", gpu="L40S", peak_qps=3,
+         avg_prompt_tokens=800, avg_output_tokens=200, weight_dtype="fp8", tp=2, pp=2),
 )
 
 

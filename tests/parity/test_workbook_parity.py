@@ -29,7 +29,7 @@ from reportgen.render.levers_sheet import lever_rows
 from reportgen.render.options_sheet import option_rows
 from reportgen.render.plan_sheet import CHOICE
 from reportgen.render.workbook import write_workbook
-from reportgen.search import _RANK_COLUMNS, CONFIG, concrete, rank_fields
+from reportgen.search import _RANK_COLUMNS, CONFIG, concrete, engine_inputs, rank_fields
 from reportgen.units import CONSTANTS
 from tests.helpers import (
     Values,
@@ -204,10 +204,12 @@ def options_expected(
     ordered = fields.sort_values(["row", *_RANK_COLUMNS], kind="stable")
     results["rank"] = ordered.groupby("row").cumcount().reindex(fields.index) + 1
     scenarios = (plan.scenarios if scenarios is None else scenarios).copy()
-    for _, best in results[results["rank"] == 1].iterrows():
-        i = int(options.loc[best.name, "row"])
+    firsts = results[results["rank"] == 1]
+    inputs = engine_inputs(firsts)
+    for k, name in enumerate(firsts.index):
+        i = int(options.loc[name, "row"])
         for c in CONFIG:
-            scenarios.loc[scenarios.index[i], c] = best[c]
+            scenarios.loc[scenarios.index[i], c] = inputs[c][k]
     return results, scenarios
 
 

@@ -73,7 +73,7 @@ def test_comparison_rows_and_unchosen_options_have_no_levers() -> None:
 
 
 def test_a_row_that_does_not_fit_learns_what_would_make_it_fit() -> None:
-    plan = _levers([base_row(gpu="L40S", tp=2)])  # 141 GB of weights on 2 × 48 GB
+    plan = _levers([base_row(gpu="L40S", tp=2, pp=1)])  # 141 GB of weights on 2 × 48 GB
     assert plan.results.iloc[0]["status"] == "no fit"
     fp8 = plan.levers.set_index("lever").loc["fp8_weights"]
     assert bool(fp8["feasible"]) and fp8["monthly_cost"] > 0

@@ -92,7 +92,10 @@ def test_blank_dtype_rows_and_explicit_ones_are_one_candidate() -> None:
 
 
 def test_a_row_that_nothing_fits_keeps_its_reason() -> None:
-    plan = build_plan([base_row(model="Llama-3.1-405B", gpu="L4|L40S")])
+    """756 GiB of bf16 weights exceed even 32 × 24 GiB × 0.9 (TP 8 × PP 4 of 24 GB cards)."""
+    plan = build_plan([base_row(model="Llama-3.1-405B", gpu="L4|A10", weight_dtype="bf16")])
     row = plan.results.iloc[0]
     assert row["status"] == "no fit" and row["bottleneck"] == "weights_do_not_fit"
     assert np.isnan(row["saving_monthly_cost"])
+    assert row["searched"] == "gpu, tp, pp"  # every pipeline depth was tried
+    assert row["candidates_evaluated"] == 2 * 4 * 3

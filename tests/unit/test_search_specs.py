@@ -16,8 +16,8 @@ def test_lists_are_normalised_and_leave_the_value_blank() -> None:
     specs = checked.specs
     assert specs is not None
     assert specs.iloc[0].to_dict() == {
-        "gpu": "H100-SXM|H200-SXM", "tp": "4|2", "weight_dtype": "bf16|fp8", "kv_dtype": "auto",
-        "engine": "vllm|sglang",
+        "gpu": "H100-SXM|H200-SXM", "tp": "4|2", "pp": "", "weight_dtype": "bf16|fp8",
+        "kv_dtype": "auto", "engine": "vllm|sglang",
     }
     row = checked.scenarios.iloc[0]
     assert row["gpu"] == "" and math.isnan(row["tp"])

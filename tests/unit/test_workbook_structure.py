@@ -167,7 +167,8 @@ def test_plan_cells_are_formulas_from_the_registry(wb: Workbook) -> None:
             assert all(c.data_type == "f" for c in col)
     assert plan["A2"].value == "=Scenarios!A2"
     columns = {c.value: c.column_letter for c in plan[1]}
-    assert plan[f"{columns['gpus']}3"].value == f"={columns['instances']}3*{columns['tp']}3"
+    assert (plan[f"{columns['gpus']}3"].value
+            == f"={columns['instances']}3*{columns['gpus_per_instance']}3")
     assert "INDEX(GPUs!$" in plan[f"{columns['gpu_memory_gib']}2"].value
 
 

@@ -91,8 +91,8 @@ def bottleneck_sentence(row: Row) -> str:
     if code == "weights_do_not_fit":
         return (
             f"The weights do not fit: {fmt(row, 'weights_gib')} at {row['weight_dtype']} is "
-            f"{fmt(row, 'weights_gib_per_gpu')} per GPU at tensor parallelism "
-            f"{fmt(row, 'tp', with_unit=False)}, and the KV budget of the instance is "
+            f"{fmt(row, 'weights_gib_per_gpu')} per GPU of a {replica(row)} replica, and the "
+            "KV budget of the replica is "
             f"{fmt(row, 'kv_budget_gib')}, less than one sequence's "
             f"{fmt(row, 'kv_gib_per_seq')}."
         )

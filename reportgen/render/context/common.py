@@ -150,8 +150,12 @@ def bottleneck_label(row: Row) -> str:
 
 
 def replica(row: Row) -> str:
-    """One instance's GPUs, e.g. "4×H100-SXM"."""
-    return f"{fmt(row, 'tp', with_unit=False)}×{row['gpu']}"
+    """One instance's GPUs, e.g. "4×H100-SXM", or "16×H100-SXM (TP 8 × PP 2)" with pipeline
+    stages."""
+    gpus = f"{fmt(row, 'gpus_per_instance', with_unit=False)}×{row['gpu']}"
+    if float(row["pp"]) <= 1:
+        return gpus
+    return f"{gpus} (TP {fmt(row, 'tp', with_unit=False)} × PP {fmt(row, 'pp', with_unit=False)})"
 
 
 def gpu_field(plan: Plan, gpu: str, field: str) -> Any:

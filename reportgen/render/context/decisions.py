@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-from reportgen.choose import CHOSEN, COMPARE, NO_FIT, OPTION, configuration
+from reportgen.choose import CHOSEN, COMPARE, NO_FIT, OPTION, configuration, gpus_per_node
 from reportgen.plan import Plan
 from reportgen.render import charts
 from reportgen.render.context.common import Row, bottleneck_label, fmt_value, plural
@@ -38,13 +38,14 @@ def _alternatives(plan: Plan, rows: Sequence[int], chosen: int) -> tuple[Alterna
     mine = mine.assign(_cost=mine["monthly_cost"].round(2)).sort_values(
         ["_cost", "gpus", "tpot_ms", "row", "rank"], kind="stable")
     names = plan.results["scenario"]
+    per_node = gpus_per_node(plan.tables.gpus)
     out = []
     for k, (_, r) in enumerate(mine.head(ALTERNATIVES).iterrows(), start=1):
         is_chosen = int(r["row"]) == chosen and int(r["rank"]) == 1
         out.append(Alternative(
             rank=k,
             scenario=str(names.iloc[int(r["row"])]),
-            configuration=configuration(r),
+            configuration=configuration(r, per_node),
             gpus=Num(float(r["gpus"]), "GPUs"),
             monthly_cost=Num(float(r["monthly_cost"]), "USD/month"),
             bottleneck=bottleneck_label({"bottleneck": r["bottleneck"]}),
@@ -60,18 +61,20 @@ def _chart(plan: Plan, rows: Sequence[int],
     mine = kept[kept["row"].isin(rows) & kept["feasible"]]
     if mine["gpu"].nunique() < 2:  # one GPU: the table of alternatives says it all
         return None, ()
-    best = mine.groupby(["gpu", "tp"])["monthly_cost"].min()
+    best = mine.groupby(["gpu", "tp", "pp"])["monthly_cost"].min()
     gpus = tuple(dict.fromkeys(mine.sort_values("monthly_cost")["gpu"]))
-    tps = tuple(sorted(mine["tp"].unique()))
-    costs = tuple(tuple(float(best.get((g, t), math.nan)) for t in tps) for g in gpus)
+    shapes = tuple(sorted(set(zip(mine["pp"].tolist(), mine["tp"].tolist(), strict=True))))
+    costs = tuple(tuple(float(best.get((g, t, p), math.nan)) for p, t in shapes) for g in gpus)
     pick = plan.results.iloc[chosen]
-    at = ((gpus.index(pick["gpu"]), tps.index(pick["tp"]))
-          if pick["gpu"] in gpus and pick["tp"] in tps else None)
+    mark = (float(pick["pp"]), float(pick["tp"]))
+    at = ((gpus.index(pick["gpu"]), shapes.index(mark))
+          if pick["gpu"] in gpus and mark in shapes else None)
     cheapest = float(mine["monthly_cost"].min())
     clip = CLIP * cheapest if float(mine["monthly_cost"].max()) > CLIP * cheapest else None
-    chart = charts.cost_by_gpu_and_tp(charts.CostSpec(gpus, tps, costs, at, clip))
-    legend = tuple(LegendEntry(f"TP {t:g}", charts.TP_COLOURS[k % len(charts.TP_COLOURS)], "box")
-                   for k, t in enumerate(tps))
+    labels = tuple(f"TP {t:g}" if p <= 1 else f"TP {t:g} × PP {p:g}" for p, t in shapes)
+    chart = charts.cost_by_gpu_and_tp(charts.CostSpec(gpus, labels, costs, at, clip))
+    legend = tuple(LegendEntry(label, charts.TP_COLOURS[k % len(charts.TP_COLOURS)], "box")
+                   for k, label in enumerate(labels))
     cut = () if clip is None else (LegendEntry(
         f"cut at {fmt_value(clip, 'USD/month')}", charts.COLOURS["ink"], "marker"),)
     return chart, (*legend, LegendEntry("chosen", charts.COLOURS["limit"], "marker"), *cut)
@@ -99,7 +102,7 @@ def _workload(plan: Plan, key: str, rows: list[int], results: pd.DataFrame) -> W
     return WorkloadDecision(
         name=str(row["workload"]),
         chosen=str(row["scenario"]),
-        configuration=configuration(row),
+        configuration=configuration(row, gpus_per_node(plan.tables.gpus)),
         gpus=Num(float(row["gpus"]), "GPUs"),
         monthly_cost=Num(float(row["monthly_cost"]), "USD/month"),
         sentence=str(row["decision"]),

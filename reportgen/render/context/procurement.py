@@ -62,6 +62,23 @@ def _prices(plan: Plan, counted: Sequence[Row]) -> tuple[PriceRow, ...]:
     return tuple(prices)
 
 
+def _fabric(plan: Plan, counted: Sequence[Row]) -> str:
+    """What replicas that span nodes need of the network between them."""
+    spans = []
+    for r in counted:
+        per_node = float(gpu_field(plan, str(r["gpu"]), "gpus_per_node"))
+        gpus = as_float(r, "gpus_per_instance")
+        if gpus > per_node:
+            link = float(gpu_field(plan, str(r["gpu"]), "internode_gbps"))
+            spans.append(f"{r['scenario']} ({gpus:g} GPUs per replica across "
+                         f"{gpus / per_node:g} nodes, {link:g} GB/s per GPU)")
+    if not spans:
+        return ""
+    return ("Replicas of " + "; ".join(spans) + " span nodes (pipeline stages): those nodes "
+            "need the inter-node link the plan assumes (InfiniBand or RoCE per GPU, GPUs' "
+            "catalog). ")
+
+
 def procurement(plan: Plan, rows: Sequence[Row]) -> Procurement:
     """The procurement page (rows in the plan's totals only)."""
     counted = [r for r in rows if is_counted(r)]
@@ -76,5 +93,6 @@ def procurement(plan: Plan, rows: Sequence[Row]) -> Procurement:
         rows=bom_rows,
         total=_bom("Total", Num("", "text"), counted),
         prices=_prices(plan, counted),
-        nodes_note=_NODES_NOTE + f"Costs assume {hours()} billable hours a month.",
+        nodes_note=_NODES_NOTE + _fabric(plan, counted)
+        + f"Costs assume {hours()} billable hours a month.",
     )

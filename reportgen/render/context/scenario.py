@@ -8,6 +8,7 @@ from typing import Any
 
 import pandas as pd
 
+from reportgen.choose import weights_words
 from reportgen.plan import Plan
 from reportgen.render.context import bottleneck, figures
 from reportgen.render.context.common import (
@@ -65,6 +66,20 @@ def _slo_text(raw: Any) -> str:
     return "none" if blank(raw) else fmt_value(scalar(raw), "ms")
 
 
+def _weights_text(row: Row) -> str:
+    shipped = _default(row["raw_weight_dtype"], "as shipped")
+    return f"{weights_words(str(row['weight_dtype']), str(row['expert_weight_dtype']))}{shipped}"
+
+
+def _stages_text(row: Row) -> str:
+    """The pipeline stages, where there are any: ", 2 pipeline stages (16 GPUs per
+    replica)"."""
+    if float(row["pp"]) <= 1:
+        return ""
+    return (f", {fmt(row, 'pp', with_unit=False)} pipeline stages "
+            f"({fmt(row, 'gpus_per_instance', with_unit=False)} GPUs per replica)")
+
+
 def _inputs(plan: Plan, row: Row) -> tuple[Item, ...]:
     calibrated = calibration_of(plan, str(row["efficiency_key"])) or "uncalibrated prior"
     tp_note = _default(row["raw_tp"], "tutorial: always 1" if is_tutorial(row) else "auto")
@@ -85,11 +100,11 @@ def _inputs(plan: Plan, row: Row) -> tuple[Item, ...]:
              f"{fmt(row, 'reserved_tokens_per_seq')} per sequence"),
         text("Latency targets", f"TTFT {_slo_text(row['raw_ttft_slo_ms'])}; "
              f"TPOT {_slo_text(row['raw_tpot_slo_ms'])}"),
-        text("Precision", f"weights {row['weight_dtype']}, KV cache {row['kv_dtype']}, "
-             f"compute {row['compute_dtype']}"),
+        text("Precision", f"{_weights_text(row)}, KV cache {row['kv_dtype']}"
+             f"{_default(row['raw_kv_dtype'], 'as shipped')}, compute {row['compute_dtype']}"),
         text("Engine, parallelism", f"{row['engine']}, tensor parallelism "
-             f"{fmt(row, 'tp', with_unit=False)}{tp_note}, max_batch {fmt(row, 'max_batch')}"
-             f"{_default(row['raw_max_batch'], 'default')}"),
+             f"{fmt(row, 'tp', with_unit=False)}{tp_note}{_stages_text(row)}, max_batch "
+             f"{fmt(row, 'max_batch')}{_default(row['raw_max_batch'], 'default')}"),
         text("Efficiencies", f"MFU prefill {fmt(row, 'mfu_prefill')}, decode "
              f"{fmt(row, 'mfu_decode')}, MBU {fmt(row, 'mbu')} ({row['efficiency_key']}, "
              f"{calibrated})"),
@@ -147,7 +162,9 @@ def _chain(plan: Plan, row: Row) -> tuple[tuple[ChainStep, ...], str]:
         ChainStep("÷", num(row, "batch"), "sequences per instance (operating batch B*)"),
         ChainStep("×", num(row, "safety_factor"), "safety factor", bare=True),
         ChainStep("=", num(row, "instances"), "instances, rounded up"),
-        ChainStep("×", num(row, "tp"), "GPUs per instance (tensor parallelism)"),
+        ChainStep("×", num(row, "gpus_per_instance"),
+                  "GPUs per instance (tensor parallelism × pipeline stages)"
+                  if float(row["pp"]) > 1 else "GPUs per instance (tensor parallelism)"),
         ChainStep("=", num(row, "gpus"), "GPUs"),
         ChainStep("÷", per_node, "GPUs per node, rounded up"),
         ChainStep("=", num(row, "nodes"), "nodes"),

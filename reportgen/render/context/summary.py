@@ -22,6 +22,7 @@ from reportgen.render.context.common import (
     num,
     plural,
     quote,
+    replica,
     status_text,
     sum_of,
 )
@@ -54,7 +55,7 @@ def _no_fit_reason(row: Row) -> str:
     if str(row["bottleneck"]) == "weights_do_not_fit":
         return (
             f"{fmt(row, 'weights_gib')} of weights leave no room for one sequence on "
-            f"{fmt(row, 'tp', with_unit=False)}×{row['gpu']} ({fmt(row, 'gpu_memory_gib')} each)"
+            f"{replica(row)} ({fmt(row, 'gpu_memory_gib')} each)"
         )
     return (
         f"even one sequence misses the latency target (TPOT {fmt(row, 'tpot_ms')}, "
@@ -180,7 +181,7 @@ def _summary_row(i: int, r: Row) -> SummaryRow:
         anchor=f"scenario-{i + 1}",
         name=str(r["scenario"]),
         model=str(r["model"]),
-        gpu=str(r["gpu"]),
+        gpu=str(r["gpu"]) if float(r["pp"]) <= 1 else f"{replica(r)} per replica",
         gpus=num(r, "gpus"),
         monthly_cost=num(r, "monthly_cost"),
         cost_per_million=num(r, "cost_per_million_output_tokens"),
