@@ -4,9 +4,10 @@
 with the same ``workload``, compared ignoring case; a blank workload is the row alone) and the
 plan rows of a workload compete: the one whose best configuration meets every target at the
 lowest monthly cost is *chosen* and counted in totals, BOM and procurement (ties: fewer GPUs,
-then the lower TPOT, then the earlier row). The others are *options*, kept with the reason they
-were not chosen. *Compare* rows (role ``compare``, and every tutorial-method row) are shown for
-comparison and never counted; plan rows that nothing fits are *no fit*.
+then fewer pipeline stages per replica, then the lower TPOT, then the earlier row). The others
+are *options*, kept with the reason they were not chosen. *Compare* rows (role ``compare``, and
+every tutorial-method row) are shown for comparison and never counted; plan rows that nothing
+fits are *no fit*.
 
 Pure: tables in, tables out. The workbook writes the same rule as formulas (render/choice
 formulas); the parity tests hold the two together.
@@ -26,13 +27,14 @@ from reportgen.xlfuncs import xl_round
 
 CHOSEN, OPTION, COMPARE, NO_FIT = "chosen", "option", "compare", "no fit"
 DECISION_COLUMNS: tuple[str, ...] = (
-    "status", "counted", "why", "decision", "candidates_evaluated", "searched", "runner_up",
-    "runner_up_monthly_cost", "margin_monthly_cost", "typed_configuration",
+    "status", "counted", "budgeted_monthly_cost", "why", "decision", "candidates_evaluated",
+    "searched", "runner_up", "runner_up_monthly_cost", "margin_monthly_cost", "typed_configuration",
     "typed_monthly_cost", "saving_monthly_cost",
 )
 # Units and meanings of the decision columns (the registry's columns carry their own).
 DECISION_UNITS = {
-    "status": "text", "counted": "flag", "why": "text", "decision": "text",
+    "status": "text", "counted": "flag", "budgeted_monthly_cost": "USD/month", "why": "text",
+    "decision": "text",
     "candidates_evaluated": "count", "searched": "text", "runner_up": "text",
     "runner_up_monthly_cost": "USD/month",
     "margin_monthly_cost": "USD/month", "typed_configuration": "text",
@@ -42,6 +44,8 @@ DECISION_DOCS = {
     "status": "chosen (budgeted), option (another row of its workload is cheaper), compare "
               "(shown for comparison only) or no fit (nothing searched meets its targets).",
     "counted": "1 when the plan's totals, BOM and procurement count the row (status chosen).",
+    "budgeted_monthly_cost": "What the row adds to the plan's monthly total: its monthly cost "
+                             "when budgeted (counted), else 0.",
     "why": "Why the row is or is not budgeted, in a few words (a live formula in the workbook).",
     "decision": "Why the row is or is not budgeted, in a sentence.",
     "candidates_evaluated": "Configurations of the row planned by the search.",
@@ -65,8 +69,9 @@ COUNTED_XL = (
     "*((ROUND({monthly_cost[]},2)<ROUND({monthly_cost},2))"
     "+(ROUND({monthly_cost[]},2)=ROUND({monthly_cost},2))"
     "*(({gpus[]}<{gpus})+({gpus[]}={gpus})"
+    "*(({pp[]}<{pp})+({pp[]}={pp})"
     "*(({tpot_ms[]}<{tpot_ms})+({tpot_ms[]}={tpot_ms})"
-    "*(ROW({workload_key[]})<ROW({workload_key}))))))=0),1,0)"
+    "*(ROW({workload_key[]})<ROW({workload_key})))))))=0),1,0)"
 )
 STATUS_XL = (
     'IF({role}<>"plan","compare",IF({in_plan_total}<>1,"no fit",'
@@ -152,10 +157,11 @@ def _winners(results: pd.DataFrame) -> pd.Series:
         "key": results["workload_key"].to_numpy(dtype=object),
         "cost": xl_round(results["monthly_cost"].to_numpy(dtype=float), 2),
         "gpus": results["gpus"].to_numpy(dtype=float),
+        "pp": results["pp"].to_numpy(dtype=float),
         "tpot": results["tpot_ms"].to_numpy(dtype=float),
         "order": np.arange(len(results)),
     }, index=results.index)[competing.to_numpy()]
-    ranked = ranked.sort_values(["key", "cost", "gpus", "tpot", "order"], kind="stable")
+    ranked = ranked.sort_values(["key", "cost", "gpus", "pp", "tpot", "order"], kind="stable")
     first = ranked.groupby("key", sort=False).head(1).index
     return pd.Series(results.index.isin(first), index=results.index)
 
@@ -217,6 +223,7 @@ def decide(results: pd.DataFrame, search: Search, typed: pd.DataFrame,
     return pd.DataFrame({
         "status": status,
         "counted": chosen["counted"],
+        "budgeted_monthly_cost": cost * chosen["counted"].to_numpy(dtype=float),
         "why": chosen["why"],
         "decision": _sentences(results, status, search, runner_cost),
         "candidates_evaluated": search.evaluated.astype(float),
@@ -295,8 +302,8 @@ def _searched_sentence(i: int, search: Search, runner_cost: float, cost: float,
         margin = runner_cost - cost
         tail = (f"; the runner-up costs {_money(margin)}/month ({_share(margin, cost)}) more"
                 if round(margin, 2) > 0 else
-                "; the runner-up costs the same, and this one needs no more GPUs and has the "
-                "lower time per token")
+                "; the runner-up costs the same, and this one wins the tie (no more GPUs, "
+                "pipeline stages or time per token)")
     within = " within the row" if several_rows else ""
     return f"Cheapest of {evaluated} configurations searched ({searched}){within}{tail}."
 

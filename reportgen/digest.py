@@ -14,7 +14,7 @@ cells (NaN and "" left out) with columns sorted by name, numbers as the shortest
 reads back as the same double (``repr(float)``), text as it is (backslash, tab and line breaks
 escaped); lines sorted; SHA-256 of the lines joined by newlines under a header naming the
 scheme and the table. A column holding numbers and text (a constants table) writes each cell
-in its own kind. A digest is stamped as ``<scheme>:<hex>`` (e.g. ``rgd2:88bb…``).
+in its own kind. A digest is stamped as ``<scheme>:<hex>`` (e.g. ``rgd3:88bb…``).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ import pandas as pd
 from reportgen import schema
 from reportgen.engine import Tables
 
-SCHEME = "rgd2"  # stamped as the digest's prefix: a later scheme is told apart from an edit
+SCHEME = "rgd3"  # stamped as the digest's prefix: a later scheme is told apart from an edit
 _CHOICE_DEFAULTS = {c.name: c.default for c in schema.COLUMNS if c.type == "choice"}
 _ESCAPE = str.maketrans({"\\": "\\\\", "\n": "\\n", "\t": "\\t", "\r": "\\r"})
 

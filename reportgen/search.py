@@ -5,10 +5,11 @@ several values — or whose tp is blank — stands for many concrete configurati
 Candidates are just more rows of the quantity registry: the row is repeated, the searched
 columns are set, and all candidates are estimated together in chunks (only the quantities the
 ranking reads). Per row they are ranked: configurations that meet every target first, then the
-preference, then the lowest monthly cost, then fewer GPUs, then the lower TPOT (then the order
-they were generated in, so ties are stable). Only a few candidates per row are kept — the best
-:data:`KEEP` and the best of each GPU and replica shape (tp × pp) — so memory stays bounded
-however large the search; the kept ones feed the choice, the alternatives and the levers.
+preference, then the lowest monthly cost, then fewer GPUs, then fewer pipeline stages, then the
+lower TPOT (then the order they were generated in, so ties are stable). Only a few candidates
+per row are kept — the best :data:`KEEP` and the best of each GPU and replica shape (tp × pp) —
+so memory stays bounded however large the search; the kept ones feed the choice, the
+alternatives and the levers.
 
 A blank pp prefers single-node replicas: the search first plans pp = 1, and plans the
 pipeline-parallel candidates of a row (marked ``preference`` 1) only when none of its
@@ -40,7 +41,8 @@ _PREFERRED_WHEN_BLANK = {"pp": 1.0}
 # Lower precisions `auto` adds on GPUs whose tensor cores run them (catalog throughput > 0).
 _AUTO_WEIGHTS = (("fp8", "fp8_tflops"), ("fp4", "fp4_tflops"))
 _AUTO_KV = ("fp8",)
-_RANK_COLUMNS = ("infeasible", "preference", "nofit", "cost_key", "gpus_key", "tpot_key", "order")
+_RANK_COLUMNS = ("infeasible", "preference", "nofit", "cost_key", "gpus_key", "stages_key",
+                 "tpot_key", "order")
 # What the ranking and the kept candidates read of each candidate's estimate.
 _FIGURES = ("monthly_cost", "gpus", "tpot_ms", "bottleneck")
 _RANKED = frozenset({*CONFIG, *_FIGURES, "expert_weight_dtype", "in_plan_total", "method"})
@@ -297,6 +299,7 @@ def _rank_arrays(results: Mapping[str, Array], preference: np.ndarray,
         "cost_key": np.where(usable & priced, xl_round(np.where(priced, cost, 0.0), 2), np.inf),
         "gpus_key": np.where(usable, np.asarray(results["gpus"], dtype=float),
                              -np.asarray(results["tp"], dtype=float)),
+        "stages_key": np.asarray(results["pp"], dtype=float),
         "tpot_key": np.asarray(results["tpot_ms"], dtype=float),
         "order": np.asarray(order),
     }
@@ -304,8 +307,8 @@ def _rank_arrays(results: Mapping[str, Array], preference: np.ndarray,
 
 def rank_fields(results: pd.DataFrame, preference: np.ndarray, order: np.ndarray) -> pd.DataFrame:
     """The figures candidates are ranked by (lower is better, in _RANK_COLUMNS order)."""
-    columns = {c: results[c].to_numpy() for c in
-               ("bottleneck", "in_plan_total", "method", "monthly_cost", "gpus", "tp", "tpot_ms")}
+    columns = {c: results[c].to_numpy() for c in ("bottleneck", "in_plan_total", "method",
+                                                  "monthly_cost", "gpus", "tp", "pp", "tpot_ms")}
     return pd.DataFrame(_rank_arrays(columns, preference, order), index=results.index)
 
 
@@ -382,8 +385,8 @@ def search(scenarios: pd.DataFrame, specs: pd.DataFrame, tables: Tables,
             offset += len(part.rows)
             evaluated += np.bincount(table["row"], minlength=len(scenarios))
             fits[table["row"][table["infeasible"] == 0]] = True
-            best = _best_positions(table, keep)
-            kept.append({name: values[best] for name, values in table.items()})
+            top = _best_positions(table, keep)
+            kept.append({name: values[top] for name, values in table.items()})
         staged = np.flatnonzero(~fits)  # rows whose preferred candidates all miss the targets
         if not len(staged):
             break

@@ -6,9 +6,10 @@ same way), the option's configuration after them (``planned_<input>``), then ``o
 Scenarios row it plans), ``preference`` (0, or 1 for a pipeline-parallel option of a row whose
 pp is blank: used only when nothing single-node fits) and ``rank``: 1 + the number of options of
 the same row that beat it — meeting every target first, then the preference, the lower monthly
-cost (to the cent), fewer GPUs, the lower TPOT, the earlier option. The Plan row's
-``planned_<input>`` cells read its rank-1 option, so an edited price, QPS or target can change
-the configuration the plan budgets, as the engine would. The rule is search.py's ranking.
+cost (to the cent), fewer GPUs, fewer pipeline stages, the lower TPOT, the earlier option. The
+Plan row's ``planned_<input>`` cells read its rank-1 option, so an edited price, QPS or target
+can change the configuration the plan budgets, as the engine would. The rule is search.py's
+ranking.
 """
 
 from __future__ import annotations
@@ -38,11 +39,13 @@ EXTRA: tuple[tuple[str, str], ...] = (
     ("preference", "0, or 1 for a pipeline-parallel option of a row whose pp is blank (planned "
                    "only when nothing single-node meets the targets)."),
     ("rank", "1 for the option the Plan row plans: meets every target first, then preference, "
-             "lower monthly cost (to the cent), fewer GPUs, lower TPOT, the earlier option."),
+             "lower monthly cost (to the cent), fewer GPUs, fewer pipeline stages, lower TPOT, "
+             "the earlier option."),
 )
 _EARLIER = "(ROW({option_of[]})<ROW({option_of}))"
 _TPOT = f"(({{tpot_ms[]}}<{{tpot_ms}})+({{tpot_ms[]}}={{tpot_ms}})*{_EARLIER})"
-_GPUS = f"(({{gpus[]}}<{{gpus}})+({{gpus[]}}={{gpus}})*{_TPOT})"
+_STAGES = f"(({{pp[]}}<{{pp}})+({{pp[]}}={{pp}})*{_TPOT})"
+_GPUS = f"(({{gpus[]}}<{{gpus}})+({{gpus[]}}={{gpus}})*{_STAGES})"
 _COST = (
     "((ROUND({monthly_cost[]},2)<ROUND({monthly_cost},2))"
     f"+(ROUND({{monthly_cost[]}},2)=ROUND({{monthly_cost}},2))*{_GPUS})"

@@ -27,7 +27,8 @@ from reportgen.search import CONFIG, engine_inputs
 PLANNED: tuple[str, ...] = tuple(PLANNED_PREFIX + c for c in CONFIG)
 CHOICE: tuple[tuple[str, str, str], ...] = (
     ("counted", COUNTED_XL, "[flag] 1 when the totals count the row: a plan row that meets its "
-     "targets and is the cheapest of its workload (ties: fewer GPUs, lower TPOT, earlier row)."),
+     "targets and is the cheapest of its workload (ties: fewer GPUs, fewer pipeline stages, "
+     "lower TPOT, earlier row)."),
     ("status", STATUS_XL, "chosen (budgeted), option (another row of the workload is cheaper), "
      "compare (shown for comparison) or no fit."),
     ("why", WHY_XL, "Why the row is or is not budgeted, in a few words."),

@@ -31,10 +31,11 @@ TOTALS: tuple[str, ...] = (
 )
 PER_SCENARIO: tuple[str, ...] = (
     "scenario", "gpus", "monthly_cost", "cost_per_million_output_tokens", "bottleneck",
-    "status",
+    "status", "budgeted_monthly_cost",
 )
 FLAG = "counted"
-CHARTED = "monthly_cost"
+# The chart shows what each row adds to the total: comparisons and unchosen options add 0.
+CHARTED = "budgeted_monthly_cost"
 
 STATUS_COUNTS = (
     ("chosen", "budgeted"), ("option", "options not chosen"), ("compare", "for comparison"),
@@ -53,6 +54,14 @@ def totals(results: pd.DataFrame) -> dict[str, float]:
     """What each total formula computes: the column times the counted flag, summed."""
     flag = results[FLAG].astype(float)
     return {name: float((results[name].astype(float) * flag).sum()) for name in TOTALS}
+
+
+def _per_scenario_formula(name: str, layout: Layout, plan_row: int) -> str:
+    plan = sheet_ref(PLAN)
+    if name == CHARTED:
+        return (f"={plan}{layout.plan_cols['monthly_cost']}{plan_row}"
+                f"*{plan}{layout.plan_cols[FLAG]}{plan_row}")
+    return f"={plan}{layout.plan_cols[name]}{plan_row}"
 
 
 def _cover(ws: Worksheet, provenance: Provenance) -> None:
@@ -115,23 +124,23 @@ def write_summary(
         r = header + 1 + i
         for j, name in enumerate(PER_SCENARIO, start=1):
             cell = ws.cell(row=r, column=j)
-            set_formula(cell, f"={sheet_ref(PLAN)}{layout.plan_cols[name]}{plan_row}")
+            set_formula(cell, _per_scenario_formula(name, layout, plan_row))
             fmt = number_format(unit_of(name))
             if fmt:
                 cell.number_format = fmt
             value = results.iloc[i][name]
             values[cell.coordinate] = (cached(value, REGISTRY[name]) if name in REGISTRY
-                                       else str(value))
+                                       else float(value) if name == CHARTED else str(value))
     last = header + layout.n_scenarios
     _chart(ws, header, last)
-    set_widths(ws, [34, 18, 18, 22, 20, 14])
+    set_widths(ws, [34, 18, 18, 22, 20, 14, 22])
     return values
 
 
 def _chart(ws: Worksheet, header: int, last: int) -> None:
     chart = BarChart()
     chart.type = "bar"
-    chart.title = "Monthly cost by scenario"
+    chart.title = "Budgeted monthly cost by scenario"
     chart.y_axis.title = "USD / month"
     chart.y_axis.numFmt = number_format("USD/month") or "General"
     chart.x_axis.scaling.orientation = "maxMin"  # scenarios top-down, as in the table

@@ -136,7 +136,7 @@ def test_a_digest_of_another_scheme_is_not_taken_for_an_edit(built: Path,
     cannot be checked (said so), re-estimation still can, and nothing is called edited."""
     older = tmp_path / "older.xlsx"
     _edit_xml(built / "plan.xlsx", older, _part(built / "plan.xlsx", "Summary"),
-              lambda xml: xml.replace("rgd2:", ""))
+              lambda xml: xml.replace("rgd3:", ""))
     record = read_plan(older)
     assert not record.check.edited
     assert "no inputs digest this reportgen can recompute" in record.check.findings[0]

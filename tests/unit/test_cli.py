@@ -47,7 +47,7 @@ def test_estimate_json(good_csv: Path, capsys: pytest.CaptureFixture[str]) -> No
     assert [r["scenario"] for r in records] == ["chat", "coder"]
     assert records[1]["model"] == "Llama-3.1-70B"
     assert records[1]["input_row"]["scenario"] == "coder"
-    assert re.fullmatch(r"rgd2:[0-9a-f]{64}", records[0]["provenance"]["inputs_digest"])
+    assert re.fullmatch(r"rgd3:[0-9a-f]{64}", records[0]["provenance"]["inputs_digest"])
 
 
 def test_build_csv_writes_the_results_and_prints_a_summary(

@@ -108,11 +108,16 @@ def regime_sentence(row: Row) -> str:
     """How a decode step spends its time at the operating batch (empty when nothing fits)."""
     if not fits(row):
         return ""
+    stages = float(row["pp"])
+    reads = (f"it reads {fmt(row, 'weights_read_gib_per_step')} of weights every step" if
+             stages <= 1 else
+             f"its {fmt(row, 'pp', with_unit=False)} micro-batches each read the "
+             f"{fmt(row, 'weights_gib')} of weights, "
+             f"{fmt(row, 'weights_read_gib_per_step')} a step")
     return (
         f"At {fmt(row, 'batch')} sequences a decode step takes {fmt(row, 'decode_step_ms')} and "
-        f"is {row['decode_regime']}-bound (it reads {fmt(row, 'weights_read_gib_per_step')} of "
-        f"weights every step); prefill takes {fmt(row, 'prefill_time_share')} of the instance's "
-        "time."
+        f"is {row['decode_regime']}-bound ({reads}); prefill takes "
+        f"{fmt(row, 'prefill_time_share')} of the instance's time."
     )
 
 

@@ -36,7 +36,7 @@ def _alternatives(plan: Plan, rows: Sequence[int], chosen: int) -> tuple[Alterna
     kept = plan.search.kept
     mine = kept[kept["row"].isin(rows) & kept["feasible"]].copy()
     mine = mine.assign(_cost=mine["monthly_cost"].round(2)).sort_values(
-        ["_cost", "gpus", "tpot_ms", "row", "rank"], kind="stable")
+        ["_cost", "gpus", "pp", "tpot_ms", "row", "rank"], kind="stable")
     names = plan.results["scenario"]
     per_node = gpus_per_node(plan.tables.gpus)
     out = []
@@ -130,6 +130,16 @@ def _intro(results: pd.DataFrame, decided: int) -> str:
     )
 
 
+def _unservable(blocks: Sequence[WorkloadDecision]) -> str:
+    """The workloads the search made servable: nothing as typed meets their targets."""
+    rescued = [b.name for b in blocks if b.chosen and b.typed_cost.value is None]
+    if not rescued:
+        return ""
+    names = ", ".join(f'"{name}"' for name in rescued)
+    return (f" {plural(len(rescued), 'workload')} ({names}) could not be served as typed at "
+            "all; the search found the plan budgeted for them, which the saving leaves out.")
+
+
 def decisions(plan: Plan, rows: Sequence[Row]) -> Decisions:
     """The Decisions page's view model."""
     results = plan.results
@@ -153,8 +163,9 @@ def decisions(plan: Plan, rows: Sequence[Row]) -> Decisions:
         saving=total,
         saving_sentence=(
             f"Against the rows as typed (a blank tp at the quick rule — the smallest that "
-            f"leaves half the memory free — and listed values at their first), the choices "
-            f"save {fmt_value(saving, 'USD/month')} a month." if blocks else ""),
+            f"leaves half the memory free —, a blank pp at 1 and listed values at their first), "
+            f"the choices save {fmt_value(saving, 'USD/month')} a month.{_unservable(blocks)}"
+            if blocks else ""),
         workloads=tuple(blocks),
         excluded=excluded,
     )

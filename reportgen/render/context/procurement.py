@@ -70,13 +70,13 @@ def _fabric(plan: Plan, counted: Sequence[Row]) -> str:
         gpus = as_float(r, "gpus_per_instance")
         if gpus > per_node:
             link = float(gpu_field(plan, str(r["gpu"]), "internode_gbps"))
-            spans.append(f"{r['scenario']} ({gpus:g} GPUs per replica across "
-                         f"{gpus / per_node:g} nodes, {link:g} GB/s per GPU)")
+            spans.append(f"{r['scenario']} spans {gpus / per_node:g} nodes ({gpus:g} GPUs in "
+                         f"pipeline stages), joined by {link * 8:g} Gb/s ({link:g} GB/s) of "
+                         "InfiniBand or RoCE per GPU")
     if not spans:
         return ""
-    return ("Replicas of " + "; ".join(spans) + " span nodes (pipeline stages): those nodes "
-            "need the inter-node link the plan assumes (InfiniBand or RoCE per GPU, GPUs' "
-            "catalog). ")
+    return ("Each replica of " + "; of ".join(spans) + ": the plan's timing assumes that link, "
+            "so those nodes must be bought with it. ")
 
 
 def procurement(plan: Plan, rows: Sequence[Row]) -> Procurement:
