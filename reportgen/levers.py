@@ -122,14 +122,14 @@ def _changes(i: int, typed: pd.Series, spec: pd.Series, chosen: pd.Series,
 
 
 def _variant(change: Change, typed: pd.Series, spec: pd.Series,
-             chosen: pd.Series) -> tuple[dict[str, object], dict[str, str]]:
-    """The typed row and spec with the change applied."""
+             planned: pd.Series) -> tuple[dict[str, object], dict[str, str]]:
+    """The typed row and spec with the change applied (``planned``: the row's inputs at the
+    configuration the plan chose)."""
     row = {str(k): v for k, v in typed.items()}
     new_spec = {str(k): str(v) for k, v in spec.items()}
     if change.fixed:
-        inputs = engine_inputs(pd.DataFrame([chosen]))
         for c in CONFIG:
-            row[c], new_spec[c] = inputs[c][0], ""
+            row[c], new_spec[c] = planned[c], ""
     for column, value in change.values.items():
         row[column] = value
         if column in new_spec:
@@ -138,10 +138,11 @@ def _variant(change: Change, typed: pd.Series, spec: pd.Series,
 
 
 def levers(typed: pd.DataFrame, specs: pd.DataFrame, results: pd.DataFrame, tables: Tables,
-           searched: tuple[tuple[str, ...], ...],
+           searched: tuple[tuple[str, ...], ...], planned: pd.DataFrame,
            applies: Callable[[pd.Series], bool] | None = None) -> pd.DataFrame:
     """Every lever of every budgeted or unfit plan row (LEVER_COLUMNS), re-planned in one
-    search, ranked per row by the monthly saving (largest first)."""
+    search, ranked per row by the monthly saving (largest first). ``planned``: the rows'
+    inputs at the configurations the plan chose (Plan.scenarios)."""
     applies = applies or (lambda r: r["role"] == "plan" and r["status"] in (CHOSEN, NO_FIT))
     changes: list[Change] = []
     spec_of = specs.reindex(columns=list(CONFIG), fill_value="")
@@ -151,7 +152,7 @@ def levers(typed: pd.DataFrame, specs: pd.DataFrame, results: pd.DataFrame, tabl
             changes += _changes(i, typed.iloc[i], spec_of.iloc[i], chosen, tables, searched[i])
     if not changes:
         return pd.DataFrame({c: [] for c in LEVER_COLUMNS})
-    pairs = [_variant(c, typed.iloc[c.row], spec_of.iloc[c.row], results.iloc[c.row])
+    pairs = [_variant(c, typed.iloc[c.row], spec_of.iloc[c.row], planned.iloc[c.row])
              for c in changes]
     variants = pd.DataFrame([p[0] for p in pairs], columns=typed.columns)
     for column in schema.NUMBER_COLUMNS:
@@ -177,9 +178,9 @@ def levers(typed: pd.DataFrame, specs: pd.DataFrame, results: pd.DataFrame, tabl
     })
     frame["delta_gpus"] = np.where(base_ok, frame["gpus"] - base_gpus, np.nan)
     frame["delta_monthly_cost"] = np.where(base_ok, frame["monthly_cost"] - base_cost, np.nan)
-    planned = engine_inputs(best)  # as inputs: a mixed checkpoint's weights stay as shipped
+    inputs = engine_inputs(best)  # as the engine takes them: a blank precision is as shipped
     for c in CONFIG:
-        frame[c] = planned[c]
+        frame[c] = inputs[c]
     for c in LEVER_INPUTS:
         frame[f"set_{c}"] = [float(ch.values[c]) if c in ch.values else np.nan  # type: ignore[arg-type]
                              for ch in changes]
@@ -192,5 +193,6 @@ def with_levers(plan: Plan) -> Plan:
     """The plan with its levers (computed once; a plan that has them is returned as it is)."""
     if plan.levers is not None:
         return plan
-    moves = levers(plan.typed, plan.specs, plan.results, plan.tables, plan.search.searched)
+    moves = levers(plan.typed, plan.specs, plan.results, plan.tables, plan.search.searched,
+                   plan.scenarios)
     return replace(plan, levers=moves)

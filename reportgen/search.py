@@ -47,6 +47,9 @@ _RANK_COLUMNS = ("infeasible", "preference", "nofit", "cost_key", "gpus_key", "s
 _FIGURES = ("monthly_cost", "gpus", "tpot_ms", "bottleneck")
 _RANKED = frozenset({*CONFIG, *_FIGURES, "expert_weight_dtype", "in_plan_total", "method"})
 _RESOLVED = ("gpu", "tp", "pp", "weight_dtype", "expert_weight_dtype", "kv_dtype", "engine")
+# Precisions a candidate may leave blank (= as the checkpoint ships them): kept as typed too.
+_AS_TYPED = ("weight_dtype", "kv_dtype")
+INPUT_PREFIX = "input_"
 # Inputs that tell rows of the same model and configuration apart (the traffic, the targets,
 # the money). Quantities that read none of them — the memory, the link and roofline rates, the
 # precisions and efficiencies — are the same for every row of a configuration, so the search
@@ -67,9 +70,11 @@ class Search:
 
     ``kept``: the kept candidates of every row, best first within a row: ``row`` (position of the
     scenario row), the CONFIG columns as the registry resolved them (a blank precision as the
-    one the checkpoint ships in) and ``expert_weight_dtype``, ``rank`` (1 = the row's best),
-    ``preference`` and the figures the ranking used (``feasible``, ``monthly_cost``, ``gpus``,
-    ``tpot_ms``, ``bottleneck``); :func:`engine_inputs` turns them back into inputs.
+    one the checkpoint ships in) and ``expert_weight_dtype``, the precisions as the candidate
+    set them (``input_weight_dtype``, ``input_kv_dtype``: blank = as shipped), ``rank`` (1 =
+    the row's best), ``preference`` and the figures the ranking used (``feasible``,
+    ``monthly_cost``, ``gpus``, ``tpot_ms``, ``bottleneck``); :func:`engine_inputs` turns them
+    back into inputs.
     ``evaluated``: candidates planned per row. ``searched``: per row, the CONFIG columns that
     were searched.
     """
@@ -356,6 +361,7 @@ def _estimate_chunk(chunk: _Chunk, inputs: Mapping[str, Array], contexts: np.nda
     # Kept configurations are stated as the registry resolved them (a blank precision as the
     # one the checkpoint ships in), so a kept row reads the same everywhere.
     table.update({c: results[c] for c in _RESOLVED})
+    table.update({INPUT_PREFIX + c: chunk.config[c] for c in _AS_TYPED})
     table.update(_rank_arrays(results, chunk.preference, order))
     table.update({name: results[name] for name in _FIGURES})
     if any((chunk.config[c] == "").any() for c in ("weight_dtype", "kv_dtype")):
@@ -402,15 +408,12 @@ def search(scenarios: pd.DataFrame, specs: pd.DataFrame, tables: Tables,
     return Search(best.drop(columns=["shape"]), evaluated, with_pp)
 
 
-def engine_inputs(frame: pd.DataFrame) -> dict[str, np.ndarray]:
-    """The CONFIG columns of kept candidates (or results rows) as the engine takes them: a
-    weight precision that differs between the experts and the other weights (a mixed
-    checkpoint as it ships) is blank, which is how an input says "as shipped"."""
-    out = {c: frame[c].to_numpy() for c in CONFIG}
-    if "expert_weight_dtype" in frame:
-        weights = frame["weight_dtype"].to_numpy(dtype=object)
-        mixed = frame["expert_weight_dtype"].to_numpy(dtype=object) != weights
-        out["weight_dtype"] = np.where(mixed, "", weights).astype(object)
+def engine_inputs(kept: pd.DataFrame) -> dict[str, np.ndarray]:
+    """The CONFIG columns of kept candidates as the engine takes them: the precisions as the
+    candidate set them (blank: as the checkpoint ships them, which a mixed checkpoint needs —
+    no one value states MXFP4 experts beside bf16 attention — and which the notes say)."""
+    out = {c: kept[c].to_numpy() for c in CONFIG}
+    out.update({c: kept[INPUT_PREFIX + c].to_numpy(dtype=object) for c in _AS_TYPED})
     return out
 
 

@@ -22,7 +22,7 @@ from reportgen.render.registry_rows import (
     write_quantities,
 )
 from reportgen.render.xlsx_cache import CachedValue
-from reportgen.search import CONFIG, engine_inputs
+from reportgen.search import CONFIG
 
 PLANNED: tuple[str, ...] = tuple(PLANNED_PREFIX + c for c in CONFIG)
 CHOICE: tuple[tuple[str, str, str], ...] = (
@@ -83,16 +83,16 @@ def _planned_note(column: str) -> str:
 
 
 def write_plan(ws: Worksheet, layout: Layout, results: pd.DataFrame,
-               searched: Sequence[Sequence[str]],
+               searched: Sequence[Sequence[str]], planned_inputs: pd.DataFrame,
                planned_formula: Callable[[str, int], str]) -> dict[str, CachedValue]:
-    """Every quantity as a formula for every scenario, the planned inputs of searched rows and
-    the choice formulas; returns the cells' cached values."""
+    """Every quantity as a formula for every scenario, the planned inputs of searched rows (as
+    the engine took them: ``planned_inputs``, Plan.scenarios) and the choice formulas; returns
+    the cells' cached values."""
     names = quantities(layout)
     notes = [quantity_note(q) for q in names]
     notes += [_planned_note(c) for c in CONFIG] + [note for _, _, note in CHOICE]
     header_row(ws, 1, [*(q.name for q in names), *EXTRA_COLUMNS], notes)
     values: dict[str, CachedValue] = {}
-    inputs = engine_inputs(results)
     for i, r in enumerate(layout.rows()):
         planned = frozenset(searched[i])
         row = results.iloc[i]
@@ -100,7 +100,7 @@ def write_plan(ws: Worksheet, layout: Layout, results: pd.DataFrame,
         for c in planned:
             cell = ws[f"{layout.plan_cols[PLANNED_PREFIX + c]}{r}"]
             set_formula(cell, planned_formula(c, r))
-            value = inputs[c][i]
+            value = planned_inputs[c].iloc[i]
             values[cell.coordinate] = value if isinstance(value, str) else float(value)
         for name, template, _ in CHOICE:
             cell = ws[f"{layout.plan_cols[name]}{r}"]

@@ -63,7 +63,7 @@ def build_workbook(plan: Plan) -> tuple[Workbook, dict[str, dict[str, CachedValu
     options = option_rows(plan)
     cache = {
         lay.PLAN: write_plan(sheets[lay.PLAN], layout, plan.results, plan.search.searched,
-                             planned_reader(options, layout)),
+                             plan.scenarios, planned_reader(options, layout)),
         lay.OPTIONS: write_options(sheets[lay.OPTIONS], layout, plan, options),
         lay.LEVERS: write_levers(sheets[lay.LEVERS], layout, plan, lever_rows(plan)),
         lay.SUMMARY: write_summary(sheets[lay.SUMMARY], layout, plan.results, plan.provenance),

@@ -205,7 +205,7 @@ def options_expected(
     results["rank"] = ordered.groupby("row").cumcount().reindex(fields.index) + 1
     scenarios = (plan.scenarios if scenarios is None else scenarios).copy()
     firsts = results[results["rank"] == 1]
-    inputs = engine_inputs(firsts)
+    inputs = engine_inputs(options.loc[firsts.index])
     for k, name in enumerate(firsts.index):
         i = int(options.loc[name, "row"])
         for c in CONFIG:

@@ -4,16 +4,17 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
+from reportgen.catalog import load_catalogs
 from reportgen.engine import estimate
 from tests.scenarios import validated
 
 MODELS = ("Llama-3.1-8B", "Llama-3.1-70B", "Mixtral-8x7B", "Qwen3-30B-A3B", "Qwen2.5-7B",
           "DeepSeek-V3", "gemma-2-9b", "gpt-oss-120b")
 GPUS = ("H100-SXM", "H200-SXM", "A100-SXM-80GB", "L40S", "L4", "B200", "MI300X")
-DTYPES = ("bf16", "fp8", "int4", "fp4")
+DTYPES = ("bf16", "fp8", "int4", "fp4", "mxfp4", None)  # None: blank, as the model ships
 
 scenario_rows = st.fixed_dictionaries(
     {
@@ -125,3 +126,27 @@ def test_operating_batch_meets_the_targets_it_names(row: dict[str, object]) -> N
     if row["ttft_slo_ms"] is not None:
         assert result["ttft_ms"] <= float(row["ttft_slo_ms"]) * (1 + 1e-9)  # type: ignore[arg-type]
     assert result["batch"] <= result["batch_max_kv"]
+
+
+@FAST
+@given(scenario_rows, st.sampled_from((1, 2, 4, 8)))
+def test_pipeline_stages_add_memory_not_decode_bandwidth(row: dict[str, object], tp: int) -> None:
+    """At pp 1 every pipeline term is zero (the measured, calibrated case); two stages of the
+    same tp double the GPUs per replica, halve the weights per GPU, give the vLLM budget
+    2·b₁ + W (one copy of the weights over twice the memory), and read the weights of a step in
+    the same time (each micro-batch reads every stage's share)."""
+    models = load_catalogs().models
+    heads, kv_heads = models.loc[str(row["model"]), ["attention_heads", "kv_heads"]]
+    assume(heads % tp == 0 and (kv_heads % tp == 0 or tp % kv_heads == 0))
+    base = dict(row, method="roofline", engine="vllm", tp=tp)
+    one, two = _run(_rows([dict(base, pp=1), dict(base, pp=2)])).to_dict("records")
+    for name in ("pipeline_fixed_s", "pipeline_s_per_token", "prefill_bubble_fraction"):
+        assert one[name] == 0
+    assert one["gpus_per_instance"] == tp
+    assert one["comm_s_per_token"] == one["allreduce_s_per_token"]
+    assert two["gpus_per_instance"] == 2 * tp and two["gpus"] == two["instances"] * 2 * tp
+    assert two["weights_gib_per_gpu"] == np.float64(one["weights_gib_per_gpu"]) / 2
+    expected = 2 * one["kv_budget_gib"] + one["weights_gib"]
+    assert abs(two["kv_budget_gib"] - expected) <= 1e-9 * max(1.0, abs(expected))
+    assert np.isclose(two["weights_read_s"], one["weights_read_s"], rtol=1e-12)
+    assert 0 < two["prefill_bubble_fraction"] < 1

@@ -51,9 +51,47 @@ def test_auto_never_costs_more_than_an_explicit_choice(
     assert round(float(chosen["monthly_cost"]), 2) <= cheapest
 
 
+BIG = ("Llama-3.1-405B", "DeepSeek-V3", "Llama-3.1-70B")
+BIG_GPUS = ("H100-SXM", "H200-SXM", "L40S")
+
+
+@SOME
+@given(st.fixed_dictionaries({
+    "model": st.sampled_from(BIG),
+    "peak_qps": st.floats(0.5, 50),
+    "avg_prompt_tokens": st.integers(100, 12000),
+    "avg_output_tokens": st.integers(20, 1500),
+    "tpot_slo_ms": st.one_of(st.none(), st.floats(20, 200)),
+}), st.lists(st.sampled_from(BIG_GPUS), min_size=1, max_size=2, unique=True),
+    st.sampled_from(("auto", "")))
+def test_auto_never_costs_more_than_an_explicit_replica_shape(
+    workload: dict[str, object], gpus: list[str], pp: str
+) -> None:
+    """With pipeline stages searched (pp auto) the plan costs no more than any tp × pp typed
+    explicitly; with pp blank, no more than any single-node one, and no more than any at all
+    when no single-node one meets the targets."""
+    searched = build_plan([{"scenario": "s", "gpu": "|".join(gpus), "pp": pp, **workload}])
+    chosen = searched.results.iloc[0]
+    explicit = [{"scenario": f"{g}-{t}-{p}", "gpu": g, "tp": t, "pp": p, **workload}
+                for g, t, p in itertools.product(gpus, (1, 2, 4, 8), (1, 2, 4))]
+    checked = validated([row for row in explicit if _splits_heads(row)])
+    each = estimate(checked.scenarios, checked.tables)
+    feasible = each[each["in_plan_total"] == 1]
+    single = feasible[feasible["pp"] == 1]
+    pool = feasible if pp == "auto" or single.empty else single
+    if pool.empty:
+        assert chosen["status"] == "no fit"
+        return
+    assert chosen["status"] == "chosen"
+    assert round(float(chosen["monthly_cost"]), 2) <= round(float(pool["monthly_cost"].min()), 2)
+    if pp == "" and not single.empty:
+        assert chosen["pp"] == 1  # a blank pp keeps replicas on one node when one suffices
+
+
 def _splits_heads(row: dict[str, object]) -> bool:
     heads = {"Llama-3.1-8B": (32, 8), "Llama-3.1-70B": (64, 8), "Mixtral-8x7B": (32, 8),
-             "Qwen2.5-32B": (40, 8), "Qwen3-30B-A3B": (32, 4)}[str(row["model"])]
+             "Qwen2.5-32B": (40, 8), "Qwen3-30B-A3B": (32, 4), "Llama-3.1-405B": (128, 8),
+             "DeepSeek-V3": (128, 128)}[str(row["model"])]
     t = int(row["tp"])  # type: ignore[call-overload]
     return heads[0] % t == 0 and (heads[1] % t == 0 or t % heads[1] == 0)
 

@@ -78,3 +78,22 @@ def test_a_row_that_does_not_fit_learns_what_would_make_it_fit() -> None:
     fp8 = plan.levers.set_index("lever").loc["fp8_weights"]
     assert bool(fp8["feasible"]) and fp8["monthly_cost"] > 0
     assert math.isnan(fp8["delta_monthly_cost"])  # no base to compare with
+
+
+def test_more_pipeline_stages_are_weighed_where_memory_binds_a_full_node() -> None:
+    """A 70B replica on a full L40S node (TP 8) held back by KV memory: the lever doubles the
+    stages (16 GPUs over two nodes, twice the KV budget per replica), and what it is worth is
+    the engine's plan of the row typed with pp 2."""
+    row = base_row(scenario="long", gpu="L40S", tp=8, peak_qps=5, max_prompt_tokens=30000,
+                   max_output_tokens=2000)
+    plan = _levers([row])
+    chosen = plan.results.iloc[0]
+    assert (chosen["bottleneck"], chosen["pp"]) == ("kv_memory", 1)
+    lever = plan.levers.set_index("lever").loc["next_pp"]
+    assert "16 GPUs per replica across 2 nodes" in lever["change"]
+    again = build_plan([{**row, "pp": 2}]).results.iloc[0]
+    assert lever["monthly_cost"] == pytest.approx(again["monthly_cost"])
+    assert lever["delta_monthly_cost"] == pytest.approx(
+        again["monthly_cost"] - chosen["monthly_cost"])
+    tpot_bound = _levers([base_row(tp=8, tpot_slo_ms=40)])  # stages would not speed decode
+    assert "next_pp" not in set(tpot_bound.levers["lever"])
