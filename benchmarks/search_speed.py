@@ -6,7 +6,7 @@ three engines in under 10 s on a 2-core machine, memory bounded (the candidates 
 chunks and only the best few per row are kept). Prints candidates, seconds, candidates/s and
 the peak resident memory of this process.
 
-Run: `python benchmarks/search_speed.py [--workloads 1000]`.
+Run: `python benchmarks/search_speed.py [--workloads 1000] [--pp ""]`.
 """
 
 from __future__ import annotations
@@ -28,16 +28,16 @@ from reportgen.validate import validate  # noqa: E402
 MODELS = ("Llama-3.1-8B", "Llama-3.1-70B", "Qwen2.5-32B", "Mixtral-8x7B", "Qwen3-30B-A3B")
 
 
-def workloads(n: int) -> RawTable:
+def workloads(n: int, pp: str = "auto") -> RawTable:
     """``n`` rows that search everything: gpu auto, tp blank, pp auto (every pipeline depth
-    planned, not only when nothing single-node fits), two weight and two KV precisions, every
-    engine."""
+    planned, not only when nothing single-node fits; ``pp=""``: blank, as most plans leave
+    it), two weight and two KV precisions, every engine."""
     header = ["scenario", "model", "gpu", "peak_qps", "avg_prompt_tokens", "avg_output_tokens",
               "pp", "weight_dtype", "kv_dtype", "engine", "tpot_slo_ms", "ttft_slo_ms"]
     rows = []
     for i in range(n):
         rows.append((i + 2, [f"w{i:05d}", MODELS[i % len(MODELS)], "auto", 5 + i % 200,
-                             300 + 37 * (i % 50), 100 + 11 * (i % 40), "auto", "bf16|fp8",
+                             300 + 37 * (i % 50), 100 + 11 * (i % 40), pp, "bf16|fp8",
                              "bf16|fp8", "auto", 30 + i % 50, 500 + 10 * (i % 200)]))
     return RawTable("bench.csv", header, rows, "0" * 64)
 
@@ -45,8 +45,10 @@ def workloads(n: int) -> RawTable:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--workloads", type=int, default=1000)
+    parser.add_argument("--pp", default="auto", help='"auto" (default) or "" (blank: more '
+                        "stages only for rows nothing single-node fits)")
     args = parser.parse_args()
-    checked = validate(workloads(args.workloads))
+    checked = validate(workloads(args.workloads, args.pp))
     assert checked.specs is not None
     start = time.perf_counter()
     cpu = time.process_time()

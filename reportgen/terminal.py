@@ -151,11 +151,12 @@ def catalog_table(kind: str) -> None:
         frame = catalogs.gpus
         fields = [("memory_gib", "GiB"), ("bandwidth_tbps", "TB/s"), ("bf16_tflops", "TFLOP/s"),
                   ("fp8_tflops", "TFLOP/s"), ("fp4_tflops", "TFLOP/s"),
-                  ("price_per_gpu_hour", "USD/GPU-h")]
+                  ("internode_gbps", "GB/s"), ("price_per_gpu_hour", "USD/GPU-h")]
     else:
         frame = catalogs.models
         fields = [("params_b", "B params"), ("active_params_b", "B params"), ("layers", "layers"),
-                  ("attention_heads", "heads"), ("kv_heads", "heads"), ("head_dim", "elements")]
+                  ("attention_heads", "heads"), ("kv_heads", "heads"), ("head_dim", "elements"),
+                  ("weight_dtype", "text"), ("expert_weight_dtype", "text")]
     table.add_column("name", no_wrap=True)
     for field, _ in fields:
         table.add_column(field, justify="right")

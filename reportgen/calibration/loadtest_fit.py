@@ -31,6 +31,7 @@ from reportgen.calibration.stack import Stack
 from reportgen.catalog import Catalogs
 from reportgen.engine import estimate
 from reportgen.loadtest.run import Run
+from reportgen.quantities.inputs import compute_precision
 
 PARAMETERS = (*GROUP_PARAMETERS, SHARED_PARAMETER)
 ANCHOR = 0.01  # pull toward the shipped row: far below the error of a determined parameter
@@ -80,10 +81,9 @@ def stack_key(stack: Stack, catalogs: Catalogs) -> tuple[str, str]:
     """The stack's own row key and the key it uses without one (engine-specific row if the
     table has one, else the family row)."""
     gpu = catalogs.gpus.loc[stack.gpu]
-    fp4 = at(catalogs.gpus, stack.gpu, "fp4_tflops") > 0
-    fp8 = at(catalogs.gpus, stack.gpu, "fp8_tflops") > 0
-    w = stack.weight_dtype
-    compute = "fp4" if w == "fp4" and fp4 else "fp8" if w in ("fp8", "fp4") and fp8 else "bf16"
+    peaks = [np.array([at(catalogs.gpus, stack.gpu, f)]) for f in ("fp8_tflops", "fp4_tflops")]
+    weights = np.array([stack.weight_dtype], dtype=object)
+    compute = str(compute_precision(weights, weights, *peaks)[0])
     own = f"{stack.gpu}-{compute}-{stack.engine}".lower()
     family = f"{gpu['family']}-{compute}".lower()
     return own, family

@@ -16,6 +16,7 @@ import pandas as pd
 from reportgen import schema
 from reportgen.catalog import Catalogs, load_catalogs
 from reportgen.engine import Tables, estimate
+from reportgen.quantities.inputs import compute_precision
 from reportgen.readers import RawTable
 from reportgen.validate import ValidatedInput, validate
 
@@ -183,11 +184,8 @@ def efficiency_keys(bench: Bench) -> npt.NDArray[np.object_]:
     gpus = bench.tables.gpus
     m = bench.measurements
     family = gpus.loc[m["gpu"], "family"].to_numpy(dtype=object)
-    fp8 = gpus.loc[m["gpu"], "fp8_tflops"].to_numpy(dtype=float) > 0
-    fp4 = gpus.loc[m["gpu"], "fp4_tflops"].to_numpy(dtype=float) > 0
+    fp8 = gpus.loc[m["gpu"], "fp8_tflops"].to_numpy(dtype=float)
+    fp4 = gpus.loc[m["gpu"], "fp4_tflops"].to_numpy(dtype=float)
     weight = m["weight_dtype"].to_numpy(dtype=object)
-    compute = np.where(
-        (weight == "fp4") & fp4, "fp4",
-        np.where(((weight == "fp8") | (weight == "fp4")) & fp8, "fp8", "bf16"),
-    )  # fmt: skip
+    compute = compute_precision(weight, weight, fp8, fp4)
     return np.asarray(family + "-" + compute, dtype=object)

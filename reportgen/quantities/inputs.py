@@ -243,6 +243,15 @@ def _runs_on(dtype: Array, cores: Array, low: tuple[str, ...]) -> Array:
     return np.isin(dtype, low) & (cores > 0)
 
 
+def compute_precision(weights: Array, experts: Array, fp8_tflops: Array,
+                      fp4_tflops: Array) -> Array:
+    """The tensor-core precision of weights in ``weights`` (and routed experts in ``experts``)
+    on GPUs with these fp8/fp4 peaks (0: no such tensor cores): the compute_dtype rule, for
+    callers outside the registry (calibration keys)."""
+    return np.asarray(compute_dtype.compute(np.asarray(weights, dtype=object), fp4_tflops,
+                                            np.asarray(experts, dtype=object), fp8_tflops))
+
+
 @quantity("text", _COMPUTE_DTYPE_XL, kind="text")
 def compute_dtype(
     weight_dtype: Array,
