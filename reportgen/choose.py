@@ -167,8 +167,9 @@ def _winners(results: pd.DataFrame) -> pd.Series:
 
 
 def choice(results: pd.DataFrame) -> pd.DataFrame:
-    """``counted``, ``status`` and ``why`` of every row from its registry results alone (what
-    the workbook's COUNTED_XL, STATUS_XL and WHY_XL compute)."""
+    """``counted``, ``status``, ``budgeted_monthly_cost`` and ``why`` of every row from its
+    registry results alone (what the workbook's COUNTED_XL, STATUS_XL and WHY_XL compute, and
+    the Summary's monthly_cost × counted)."""
     winners = _winners(results).to_numpy()
     feasible = results["in_plan_total"].to_numpy(dtype=float) == 1
     plan = (results["role"] == "plan").to_numpy()
@@ -188,6 +189,7 @@ def choice(results: pd.DataFrame) -> pd.DataFrame:
         for i, s in enumerate(status.tolist())
     ]
     return pd.DataFrame({"counted": counted, "status": status.astype(object),
+                         "budgeted_monthly_cost": cost * counted,
                          "why": np.array(why, dtype=object)}, index=results.index)
 
 
@@ -223,7 +225,7 @@ def decide(results: pd.DataFrame, search: Search, typed: pd.DataFrame,
     return pd.DataFrame({
         "status": status,
         "counted": chosen["counted"],
-        "budgeted_monthly_cost": cost * chosen["counted"].to_numpy(dtype=float),
+        "budgeted_monthly_cost": chosen["budgeted_monthly_cost"],
         "why": chosen["why"],
         "decision": _sentences(results, status, search, runner_cost),
         "candidates_evaluated": search.evaluated.astype(float),

@@ -109,11 +109,10 @@ def regime_sentence(row: Row) -> str:
     if not fits(row):
         return ""
     stages = float(row["pp"])
-    reads = (f"it reads {fmt(row, 'weights_read_gib_per_step')} of weights every step" if
-             stages <= 1 else
-             f"its {fmt(row, 'pp', with_unit=False)} micro-batches each read the "
-             f"{fmt(row, 'weights_gib')} of weights, "
-             f"{fmt(row, 'weights_read_gib_per_step')} a step")
+    reads = f"it reads {fmt(row, 'weights_read_gib_per_step')} of weights every step"
+    if stages > 1:
+        reads += (f": each of its {fmt(row, 'pp', with_unit=False)} micro-batches reads every "
+                  "stage's weights")
     return (
         f"At {fmt(row, 'batch')} sequences a decode step takes {fmt(row, 'decode_step_ms')} and "
         f"is {row['decode_regime']}-bound ({reads}); prefill takes "
