@@ -837,10 +837,12 @@ def _check_shipped_precision(s: pd.DataFrame, specs: pd.DataFrame, models: pd.Da
     for column, shipped in (("weight_dtype", "expert_weight_dtype"), ("kv_dtype", "kv_dtype")):
         unknown = ((models[column] == "") | (models[shipped] == "")).to_numpy()
         as_shipped = (s[column] == "").to_numpy() & specs[column].isin(["", schema.AUTO]).to_numpy()
+        spec = specs[column].tolist()
         for i in np.flatnonzero(unknown & as_shipped):
-            out.add(rows[i], column, f"blank, but the precision {s['model'].iloc[i]} ships in is "
-                    f"not known ({models['precision_source'].iloc[i]})",
-                    schema.BY_NAME[column].allowed(), names[i],
+            written = "auto" if spec[i] else "blank"
+            out.add(rows[i], column, f"{written}, but the precision {_quote(s['model'].iloc[i])} "
+                    f"ships in is not known ({models['precision_source'].iloc[i]})",
+                    "one of " + ", ".join(schema.DTYPES), names[i],
                     "type the precision the checkpoint is served in")
 
 
