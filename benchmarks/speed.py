@@ -1,58 +1,264 @@
-"""Speed figures: engine scenarios/second and `reportgen estimate` wall time on a 10,000-row CSV.
+"""Where the time goes: wall seconds and peak resident memory of every stage of `reportgen build`
+for 11 (the default inputs), 200 and 2,000 scenarios; the engine on 1,000,000 scenarios;
+`reportgen estimate` end to end on 100,000 and 1,000,000 rows; `reportgen --help`.
 
-Targets (issue 2): 1,000,000 scenarios estimated in under 5 s; `reportgen estimate` on 10,000
-rows in under 5 s wall, start-up included. Run: `python benchmarks/speed.py`.
+Each size runs in a fresh process. The stages are those of `reportgen build`: read, validate,
+plan (the configuration search, the engine, the choice), levers, results CSV, workbook, and the
+PDF split into view (the report's view model, charts excluded), charts (matplotlib), templates
+(Jinja2), layout (WeasyPrint) and write (PDF drawing). The scenario files repeat the default
+inputs (inputs/scenarios.csv) with distinct scenario and workload names; the PDF is limited to
+200 scenarios, so the 2,000 run stops at the workbook. A stage's peak is the process's peak
+resident memory during that stage (Linux: the high-water mark is reset before each stage).
+
+Targets (the README's figures): `reportgen --help` < 0.3 s; estimate 100,000 rows < 4 s and
+1,000,000 rows < 30 s within 1.5 GiB; engine 1,000,000 < 2 s; the default report's PDF < 3 s;
+200 scenarios' PDF < 40 s and < 600 MB.
+
+Run: `make bench` or `python benchmarks/speed.py [--quick]` (--quick: no 2,000-scenario build and
+no 1,000,000-row estimate). On a shared machine the figures are noisy; compare within a run.
 """
 
 from __future__ import annotations
 
+import argparse
+import contextlib
+import json
+import os
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
-
-import pandas as pd
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from reportgen.engine import estimate  # noqa: E402
-from reportgen.pipeline import load, make_plan  # noqa: E402
-
-
-def engine_rate(n: int) -> float:
-    """Seconds to estimate n scenarios made by repeating the default inputs."""
-    plan = make_plan(load(ROOT / "inputs" / "scenarios.csv"), "scenarios.csv")
-    reps = -(-n // len(plan.scenarios))  # the configurations the search chose: concrete rows
-    frame = pd.concat([plan.scenarios] * reps, ignore_index=True).iloc[:n]
-    start = time.perf_counter()
-    estimate(frame, plan.tables)
-    return time.perf_counter() - start
+DEFAULT_INPUT = ROOT / "inputs" / "scenarios.csv"
+ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
+MAX_PDF_SCENARIOS = 200
+MIB = 2**20
 
 
-def cli_estimate_wall(n: int) -> float:
-    """Wall seconds of `python -m reportgen estimate` on an n-row CSV (start-up included)."""
-    source = pd.read_csv(ROOT / "inputs" / "scenarios.csv", dtype=str, keep_default_na=False)
+def scenarios_csv(folder: Path, n: int) -> Path:
+    """The default inputs repeated to ``n`` rows, scenario and workload names made distinct."""
+    import pandas as pd
+
+    source = pd.read_csv(DEFAULT_INPUT, dtype=str, keep_default_na=False)
     reps = -(-n // len(source))
     big = pd.concat([source] * reps, ignore_index=True).iloc[:n].copy()
-    big["scenario"] = [f"s{i}" for i in range(n)]
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "big.csv"
-        big.to_csv(path, index=False)
+    copy = [str(i // len(source)) for i in range(n)]
+    big["scenario"] = [f"{name}-{k}" for name, k in zip(big["scenario"], copy, strict=True)]
+    if "workload" in big:
+        big["workload"] = [f"{w}-{k}" if w else "" for w, k in
+                           zip(big["workload"], copy, strict=True)]
+    path = folder / f"scenarios-{n}.csv"
+    big.to_csv(path, index=False)
+    return path
+
+
+# --- in the child process ---------------------------------------------------------------------
+
+
+def _reset_peak() -> None:
+    with contextlib.suppress(OSError):
+        Path("/proc/self/clear_refs").write_text("5")
+
+
+def _peak_mib() -> float:
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def _stages(path: Path, out: Path) -> list[tuple[str, float, float]]:
+    """(stage, wall seconds, peak MiB) of every stage of a build of ``path`` into ``out``."""
+    figures: list[tuple[str, float, float]] = []
+    state: dict[str, Any] = {}
+
+    def timed(name: str, work: Callable[[], Any]) -> Any:
+        _reset_peak()
         start = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "reportgen", "estimate", str(path)], cwd=ROOT,
-                       check=True, stdout=subprocess.DEVNULL)
-        return time.perf_counter() - start
+        value = work()
+        figures.append((name, time.perf_counter() - start, _peak_mib()))
+        return value
+
+    start = time.perf_counter()
+    import reportgen.cli  # noqa: F401  (what every command pays first)
+
+    figures.append(("imports (cli)", time.perf_counter() - start, _peak_mib()))
+    from reportgen.catalog import load_catalogs
+    from reportgen.pipeline import make_plan, write_results_csv
+    from reportgen.readers import read_table
+    from reportgen.stamp import stamped_results
+    from reportgen.validate import validate
+
+    timed("imports (engine)", load_catalogs)
+    table = timed("read", lambda: read_table(path))
+    checked = timed("validate", lambda: validate(table, base_dir=path.parent))
+    plan = timed("plan (search, engine, choice)", lambda: make_plan(checked, path.name))
+    from reportgen.levers import with_levers
+
+    plan = timed("levers", lambda: with_levers(plan))
+    timed("results CSV", lambda: write_results_csv(stamped_results(plan), out / "results.csv"))
+    from reportgen.render.workbook import write_workbook
+
+    timed("workbook", lambda: write_workbook(plan, out / "plan.xlsx"))
+    if len(plan.scenarios) > MAX_PDF_SCENARIOS:
+        return figures
+    from weasyprint import HTML
+
+    from reportgen.render import charts, context, pdf
+
+    drawing = [0.0]
+    render = charts._render
+
+    def counted(*args: Any) -> str:
+        began = time.perf_counter()
+        try:
+            return render(*args)
+        finally:
+            drawing[0] += time.perf_counter() - began
+
+    charts._render = counted
+    timed("PDF imports", lambda: HTML(string="<p>warm-up</p>").render())
+    report = timed("PDF view + charts", lambda: context.build(plan))
+    _, seconds, peak = figures.pop()
+    figures += [("PDF view", seconds - drawing[0], peak), ("PDF charts", drawing[0], peak)]
+    html = timed("PDF templates", lambda: pdf.environment().get_template(
+        pdf.ENTRY_TEMPLATE).render(report=report))
+    root = pdf.TEMPLATES_DIR
+    document = timed("PDF layout", lambda: HTML(
+        string=html, base_url=root.as_uri() + "/",
+        url_fetcher=pdf.SafeURLFetcher(root)).render())
+    state["pages"] = len(document.pages)
+    timed("PDF write", lambda: (out / "report.pdf").write_bytes(document.write_pdf()))
+    figures.append((f"PDF: {state['pages']} pages", 0.0, 0.0))
+    return figures
 
 
-def main() -> None:
-    for n in (10_000, 1_000_000):
-        seconds = engine_rate(n)
-        print(f"engine: {n:>9,} scenarios in {seconds:6.2f} s  ({n / seconds:,.0f} scenarios/s)")
-    wall = cli_estimate_wall(10_000)
-    print(f"reportgen estimate: 10,000-row CSV in {wall:.2f} s wall (start-up included)")
+def _engine(n: int) -> tuple[float, float]:
+    """Seconds and peak MiB of the engine alone on ``n`` scenarios (the default inputs, as the
+    search chose them, repeated)."""
+    import pandas as pd
+
+    from reportgen.engine import estimate
+    from reportgen.pipeline import load, make_plan
+
+    plan = make_plan(load(DEFAULT_INPUT), DEFAULT_INPUT.name)
+    reps = -(-n // len(plan.scenarios))
+    frame = pd.concat([plan.scenarios] * reps, ignore_index=True).iloc[:n]
+    best = float("inf")
+    _reset_peak()
+    for _ in range(2):
+        start = time.perf_counter()
+        estimate(frame, plan.tables)
+        best = min(best, time.perf_counter() - start)
+    return best, _peak_mib()
+
+
+# --- in the parent process --------------------------------------------------------------------
+
+
+def _child(*args: str) -> Any:
+    done = subprocess.run([sys.executable, __file__, *args], cwd=ROOT, env=ENV,
+                          capture_output=True, text=True)
+    if done.returncode:
+        raise RuntimeError(f"benchmark child {args} failed:\n{done.stderr[-3000:]}")
+    return json.loads(done.stdout.splitlines()[-1])
+
+
+def _process(command: list[str]) -> tuple[float, float]:
+    """Wall seconds and peak resident MiB of ``command`` (its output discarded)."""
+    start = time.perf_counter()
+    child = subprocess.Popen(command, cwd=ROOT, env=ENV, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.PIPE)
+    assert child.stderr is not None
+    err = child.stderr.read()
+    _, status, usage = os.wait4(child.pid, 0)
+    if os.waitstatus_to_exitcode(status):
+        raise RuntimeError(f"{' '.join(command)} failed: {err.decode()[-2000:]}")
+    return time.perf_counter() - start, usage.ru_maxrss / 1024
+
+
+def _best(runs: int, command: list[str]) -> tuple[float, float]:
+    return min((_process(command) for _ in range(runs)), key=lambda r: r[0])
+
+
+def _verdict(value: float, target: float) -> str:
+    return "ok" if value < target else f"OVER (target < {target:g})"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true",
+                        help="skip the 2,000-scenario build and the 1,000,000-row estimate")
+    parser.add_argument("--sizes", type=int, nargs="*", help="build sizes (default 11 200 2000)")
+    parser.add_argument("--stages-child", nargs=2, help=argparse.SUPPRESS)
+    parser.add_argument("--engine-child", type=int, help=argparse.SUPPRESS)
+    options = parser.parse_args()
+    if options.stages_child:
+        path, out = map(Path, options.stages_child)
+        print(json.dumps(_stages(path, out)))
+        return 0
+    if options.engine_child:
+        print(json.dumps(_engine(options.engine_child)))
+        return 0
+    over = False
+    reportgen = [sys.executable, "-m", "reportgen"]
+    wall, peak = _best(3, [*reportgen, "--help"])
+    over |= wall >= 0.3
+    print(f"reportgen --help: {wall:.2f} s wall, peak {peak:,.0f} MiB  {_verdict(wall, 0.3)}")
+    seconds, peak = _child("--engine-child", "1000000")
+    over |= seconds >= 2
+    print(f"engine, 1,000,000 scenarios: {seconds:.2f} s, peak {peak:,.0f} MiB  "
+          f"{_verdict(seconds, 2)}")
+    sizes = options.sizes or ((11, 200) if options.quick else (11, 200, 2000))
+    estimates = (100_000,) if options.quick else (100_000, 1_000_000)
+    with tempfile.TemporaryDirectory() as name:
+        folder = Path(name)
+        for n in estimates:
+            path = scenarios_csv(folder, n)
+            wall, peak = _best(1 if n > 100_000 else 3, [*reportgen, "estimate", str(path)])
+            target = 4.0 if n <= 100_000 else 30.0
+            ok = wall < target and peak < 1.5 * 1024
+            over |= not ok
+            print(f"reportgen estimate, {n:,} rows: {wall:.2f} s wall, peak {peak:,.0f} MiB  "
+                  f"{'ok' if ok else f'OVER (target < {target:g} s, < 1,536 MiB)'}")
+        for n in sizes:
+            path = DEFAULT_INPUT if n == 11 else scenarios_csv(folder, n)
+            out = folder / f"out-{n}"
+            out.mkdir()
+            figures = _child("--stages-child", str(path), str(out))
+            print(f"\nreportgen build, {n:,} scenarios ({path.name}):")
+            pdf_total = 0.0
+            for stage, seconds, peak in figures:
+                if stage.startswith("PDF: "):
+                    print(f"  {stage}")
+                    continue
+                print(f"  {stage:<32} {seconds:7.2f} s   peak {peak:7,.0f} MiB")
+                if stage.startswith("PDF ") and stage != "PDF imports":
+                    pdf_total += seconds
+            pdf_peak = max((p for s, _, p in figures if s.startswith("PDF ")), default=0.0)
+            if pdf_total:
+                target = 3.0 if n == 11 else 40.0 if n == 200 else None
+                verdict = ""
+                if target is not None:
+                    ok = pdf_total < target and (n != 200 or pdf_peak < 600)
+                    over |= not ok
+                    verdict = "ok" if ok else f"OVER (target < {target:g} s" + (
+                        ", < 600 MiB)" if n == 200 else ")")
+                print(f"  {'PDF total (imports excluded)':<32} {pdf_total:7.2f} s   peak "
+                      f"{pdf_peak:7,.0f} MiB  {verdict}")
+    print("\nevery figure at or under its target" if not over else
+          "\nsome figures are over their targets (marked OVER)")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
