@@ -19,6 +19,7 @@ import pandas as pd
 from reportgen import __version__
 from reportgen.choose import as_typed, decide, gpus_per_node
 from reportgen.columns import OUTPUT_COLUMNS
+from reportgen.csv_text import write_csv
 from reportgen.digest import inputs_digest, reference_digest
 from reportgen.engine import estimate
 from reportgen.errors import InputError, OutputOverInputError
@@ -134,7 +135,7 @@ def make_plan(checked: ValidatedInput, input_name: str, title: str = "",
 
 def write_results_csv(results: pd.DataFrame, path: Path | TextIO) -> None:
     """The results table as UTF-8 CSV, full precision (10 significant digits)."""
-    results.to_csv(path, index=False, float_format="%.10g", lineterminator="\n")
+    write_csv(results, path)
 
 
 def results_json(results: pd.DataFrame) -> str:
