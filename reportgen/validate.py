@@ -10,6 +10,7 @@ problem and raises one ScenarioValidationError listing them all.
 from __future__ import annotations
 
 import bisect
+import contextlib
 import difflib
 import math
 import re
@@ -327,32 +328,44 @@ def _split_specs(cells: list[object], column: schema.Column, rows: list[int], na
         return cells, [""] * len(cells)  # no cell holds a list or auto
     kept: list[object] = []
     specs: list[str] = []
+    read: dict[object, tuple[object, str, tuple[str, str, str] | None]] = {}
     for i, cell in enumerate(cells):
-        text = "" if isinstance(cell, _FormulaWithoutValue) else _cell_text(cell)
-        items = [item.strip() for item in text.split(schema.LIST_SEPARATOR)]
-        if text.lower() == schema.AUTO:
-            kept.append(None)
-            specs.append(schema.AUTO)
-            continue
-        if len(items) < 2:
-            kept.append(cell)
-            specs.append("")
-            continue
-        kept.append(None)
-        if any(not item for item in items):
-            out.add(rows[i], column.name, f"got {_quote(cell)}: an empty item in the list",
-                    column.allowed(), names[i], "write the values between | without gaps")
-            specs.append("")
-            continue
-        normalised = [_spec_item(item, column) for item in items]
-        bad = [item for item, norm in zip(items, normalised, strict=True) if norm is None]
-        if bad:
-            out.add(rows[i], column.name, f"got {_quote(bad[0])} in the list {_quote(cell)}",
-                    column.allowed(), names[i])
-            specs.append("")
-            continue
-        specs.append(schema.LIST_SEPARATOR.join(dict.fromkeys(str(n) for n in normalised)))
+        try:
+            value, spec, problem = read[cell]
+        except (KeyError, TypeError):  # a cell not read yet, or one that cannot be a key
+            value, spec, problem = _split_spec(cell, column)
+            with contextlib.suppress(TypeError):
+                read[cell] = value, spec, problem
+        kept.append(cell if value is _AS_WRITTEN else value)
+        specs.append(spec)
+        if problem is not None:
+            found, allowed, hint = problem
+            out.add(rows[i], column.name, found, allowed, names[i], hint)
     return kept, specs
+
+
+_AS_WRITTEN = object()  # the cell holds one value: parsed with the others of its column
+
+
+def _split_spec(cell: object, column: schema.Column
+                ) -> tuple[object, str, tuple[str, str, str] | None]:
+    """One cell of a searchable column: (the cell's value, or _AS_WRITTEN for a cell of one
+    value; its spec; the problem found, as (found, expected, hint), or None)."""
+    text = "" if isinstance(cell, _FormulaWithoutValue) else _cell_text(cell)
+    items = [item.strip() for item in text.split(schema.LIST_SEPARATOR)]
+    if text.lower() == schema.AUTO:
+        return None, schema.AUTO, None
+    if len(items) < 2:
+        return _AS_WRITTEN, "", None
+    if any(not item for item in items):
+        return None, "", (f"got {_quote(cell)}: an empty item in the list", column.allowed(),
+                          "write the values between | without gaps")
+    normalised = [_spec_item(item, column) for item in items]
+    bad = [item for item, norm in zip(items, normalised, strict=True) if norm is None]
+    if bad:
+        return None, "", (f"got {_quote(bad[0])} in the list {_quote(cell)}",
+                          column.allowed(), "")
+    return None, schema.LIST_SEPARATOR.join(dict.fromkeys(str(n) for n in normalised)), None
 
 
 def _spec_item(item: str, column: schema.Column) -> str | None:
@@ -388,16 +401,20 @@ _SAME_TRAFFIC = ("peak_qps", "avg_prompt_tokens", "avg_output_tokens")
 def _workload_warnings(scenarios: pd.DataFrame, source: str) -> list[str]:
     """Rows of one workload are alternatives for the same traffic; say where they differ."""
     named = scenarios[scenarios["workload"] != ""]
+    if not len(named):
+        return []
+    grouped = named.groupby(named["workload"].str.casefold(), sort=False)
+    several = (grouped.size() > 1).to_numpy()
+    differs = pd.DataFrame({c: grouped[c].nunique(dropna=False) > 1 for c in _SAME_TRAFFIC})
+    labels = grouped["workload"].first().tolist()
     warnings = []
-    for _, group in named.groupby(named["workload"].str.casefold(), sort=False):
-        differing = [c for c in _SAME_TRAFFIC if group[c].nunique(dropna=False) > 1]
-        if len(group) > 1 and differing:
-            label = group["workload"].iloc[0]
-            warnings.append(
-                f'{source}: the rows of workload "{_printable(label)}" differ in '
-                f"{', '.join(differing)}; they are compared as alternatives for the same "
-                "traffic all the same (the cheapest that meets its targets is chosen)"
-            )
+    for k in np.flatnonzero(several & differs.to_numpy().any(axis=1)):
+        differing = [c for c in _SAME_TRAFFIC if differs[c].iloc[k]]
+        warnings.append(
+            f'{source}: the rows of workload "{_printable(labels[k])}" differ in '
+            f"{', '.join(differing)}; they are compared as alternatives for the same "
+            "traffic all the same (the cheapest that meets its targets is chosen)"
+        )
     return warnings
 
 
@@ -805,20 +822,26 @@ def _resolve_gpus(scenarios: pd.DataFrame, specs: pd.DataFrame, rows: list[int],
 
     resolved: list[str] = []
     gpu_specs = specs["gpu"].tolist()
+    override_columns = (*schema.GPU_OVERRIDES, "gpu_hour_price")
+    given = np.column_stack([~np.isnan(scenarios[c].to_numpy(dtype=float))
+                             for c in override_columns])
+    listed: dict[str, str] = {}  # a GPU list → its catalog names (each list resolved once)
     for i, written in enumerate(scenarios["gpu"].tolist()):
         spec = gpu_specs[i]
         if spec:  # auto or a list: searched; overrides describe one GPU, so they cannot apply
-            overrides = [c for c in (*schema.GPU_OVERRIDES, "gpu_hour_price")
-                         if not np.isnan(_number_at(scenarios, c, i))]
+            overrides = [c for c, on in zip(override_columns, given[i], strict=True) if on]
             if overrides:
                 out.add(rows[i], "gpu", f"{_quote(spec)} names several GPUs but "
                         f"{', '.join(overrides)} describe one",
                         "one GPU when override columns are given", names[i],
                         "give one GPU, or clear the override columns")
             elif spec != schema.AUTO:
-                items = [resolve(i, item, False) for item in spec.split(schema.LIST_SEPARATOR)]
-                gpu_specs[i] = schema.LIST_SEPARATOR.join(dict.fromkeys(items)) if all(
-                    items) else ""
+                if spec not in listed:
+                    items = [resolve(i, item, False)
+                             for item in spec.split(schema.LIST_SEPARATOR)]
+                    listed[spec] = schema.LIST_SEPARATOR.join(dict.fromkeys(items)) if all(
+                        items) else ""
+                gpu_specs[i] = listed[spec]
             resolved.append("")
         elif not written:
             out.add(rows[i], "gpu", "the GPU is blank", "a catalog GPU name", names[i])
