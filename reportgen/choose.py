@@ -126,13 +126,19 @@ def configurations(frame: pd.DataFrame, per_node: Mapping[str, float] | None = N
     experts = (frame["expert_weight_dtype"].tolist() if "expert_weight_dtype" in frame
                else [""] * n)
     out = []
-    for gpu, tp, p, weights, expert, kv, engine in zip(
+    said: dict[tuple[object, ...], str] = {}  # each distinct configuration worded once
+    for config in zip(
         frame["gpu"].tolist(), frame["tp"].to_numpy(dtype=float).tolist(), pp.tolist(),
         frame["weight_dtype"].tolist(), experts, frame["kv_dtype"].tolist(),
         frame["engine"].tolist(), strict=True,
     ):
-        out.append(f"{gpu}, {replica_words(str(gpu), tp, p, per_node)}, "
-                   f"{weights_words(weights, expert)}, {kv or 'as-shipped'} KV, {engine}")
+        words = said.get(config)
+        if words is None:
+            gpu, tp, p, weights, expert, kv, engine = config
+            words = (f"{gpu}, {replica_words(str(gpu), tp, p, per_node)}, "
+                     f"{weights_words(weights, expert)}, {kv or 'as-shipped'} KV, {engine}")
+            said[config] = words
+        out.append(words)
     return out
 
 
@@ -260,6 +266,7 @@ def _sentences(results: pd.DataFrame, status: np.ndarray, search: Search,
     for members in competing.values():
         members.sort(key=lambda i: (round(costs[i], 2), i))
     out = []
+    searched: dict[tuple[object, ...], str] = {}  # each distinct sentence made once
     for i in range(len(names)):
         if status[i] == COMPARE:
             out.append("The tutorial's own arithmetic, shown for comparison; not budgeted."
@@ -287,18 +294,21 @@ def _sentences(results: pd.DataFrame, status: np.ndarray, search: Search,
                 extra = costs[rival] - costs[i]
                 parts.append(f"The next, \"{names[rival]}\", costs {_money(extra)}/month "
                              f"({_share(extra, costs[i])}) more.")
-        parts.append(_searched_sentence(i, search, runner_cost[i], costs[i],
-                                        options.get(keys[i], 0) > 1))
+        facts = (int(search.evaluated[i]), search.searched[i], float(runner_cost[i]), costs[i],
+                 options.get(keys[i], 0) > 1)
+        sentence = searched.get(facts)
+        if sentence is None:
+            sentence = searched[facts] = _searched_sentence(*facts)
+        parts.append(sentence)
         out.append(" ".join(p for p in parts if p) or "Budgeted as given.")
     return out
 
 
-def _searched_sentence(i: int, search: Search, runner_cost: float, cost: float,
-                       several_rows: bool) -> str:
-    evaluated = int(search.evaluated[i])
+def _searched_sentence(evaluated: int, columns: tuple[str, ...], runner_cost: float,
+                       cost: float, several_rows: bool) -> str:
     if evaluated <= 1:
         return ""
-    searched = ", ".join(search.searched[i])
+    searched = ", ".join(columns)
     tail = ""
     if np.isfinite(runner_cost):
         margin = runner_cost - cost

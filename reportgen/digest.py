@@ -58,14 +58,18 @@ def _digest(name: str, frame: pd.DataFrame, keys: pd.Series,
             skip: Mapping[str, str] | None = None) -> str:
     """One line per row, ``key\tcolumn=value\t...`` over the non-blank cells, columns sorted
     by name, lines sorted; SHA-256 of the lines under a header naming the scheme and table."""
-    line = encode_unique(keys.astype(str), _cell)
+    parts = [encode_unique(keys.astype(str), _cell).tolist()]
     for column in sorted(str(c) for c in frame.columns):
-        text = encode_unique(frame[column], _cell)
-        blank = text == ""
-        if skip is not None and column in skip:
-            blank |= text == skip[column]
-        line = line + np.where(blank, "", "\t" + column.translate(_ESCAPE) + "=" + text)
-    body = "\n".join([f"{SCHEME} {name}", *sorted(line.tolist())])
+        prefix = "\t" + column.translate(_ESCAPE) + "="
+        left_out = {"", skip[column]} if skip is not None and column in skip else {""}
+
+        def field(value: object, prefix: str = prefix, left_out: set[str] = left_out) -> str:
+            text = _cell(value)
+            return "" if text in left_out else prefix + text
+
+        parts.append(encode_unique(frame[column], field).tolist())
+    lines = list(map("".join, zip(*parts, strict=True)))  # each line joined once
+    body = "\n".join([f"{SCHEME} {name}", *sorted(lines)])
     return hashlib.sha256(body.encode("utf-8")).hexdigest()
 
 

@@ -92,15 +92,21 @@ def searched_columns(scenarios: pd.DataFrame, specs: pd.DataFrame) -> list[tuple
     """Per row, the CONFIG columns it searches: those with a spec, and a blank tp (a blank pp
     is searched only when nothing single-node fits: :func:`search` adds it then; tutorial rows
     reproduce the tutorial's single configuration and search nothing)."""
-    out: list[tuple[str, ...]] = []
     tutorial = (scenarios["method"] == "tutorial").to_numpy()
     blank_tp = np.isnan(scenarios["tp"].to_numpy(dtype=float))
-    spec_text = {c: specs[c].to_numpy(dtype=object) for c in CONFIG if c in specs}
-    for i in range(len(scenarios)):
-        cols = [c for c in CONFIG if (c in spec_text and spec_text[c][i])
-                or (c == "tp" and blank_tp[i])]
-        out.append(() if tutorial[i] else tuple(cols))
-    return out
+    searches = np.zeros((len(scenarios), len(CONFIG)), dtype=bool)
+    for j, c in enumerate(CONFIG):
+        if c in specs:
+            given = specs[c].to_numpy(dtype=object)
+            searches[:, j] = np.fromiter(map(bool, given), dtype=bool, count=len(given))
+        if c == "tp":
+            searches[:, j] |= blank_tp
+    searches[tutorial] = False
+    # rows share few distinct patterns: each made into a tuple once
+    bits = searches.astype(np.int64) @ (1 << np.arange(len(CONFIG), dtype=np.int64))
+    patterns = {b: tuple(c for j, c in enumerate(CONFIG) if b >> j & 1)
+                for b in np.unique(bits).tolist()}
+    return [patterns[b] for b in bits.tolist()]
 
 
 def _heads(scenarios: pd.DataFrame, tables: Tables) -> tuple[np.ndarray, np.ndarray]:

@@ -31,14 +31,14 @@ def input_rows_json(scenarios: pd.DataFrame) -> list[str]:
     """Each validated scenario row as compact JSON (blank cells left out), in order; built a
     column at a time, each distinct value encoded once (a results file may hold a million
     rows)."""
-    rows = np.full(len(scenarios), "", dtype=object)
+    parts: list[list[str]] = [[""] * len(scenarios)]
     for column in schema.COLUMNS:
         if column.name not in scenarios.columns:
             continue
         key = "," + json.dumps(column.name) + ":"
         text = encode_unique(scenarios[column.name], _json_cell)
-        rows = rows + np.where(text == "", "", key + text)
-    return ["{" + row[1:] + "}" for row in rows.tolist()]
+        parts.append(np.where(text == "", "", key + text).tolist())
+    return ["{" + row[1:] + "}" for row in map("".join, zip(*parts, strict=True))]
 
 
 def _json_cell(value: object) -> str:
