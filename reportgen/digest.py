@@ -38,7 +38,9 @@ def _cell(value: object) -> str:
     if value is None or value is pd.NA:
         return ""
     if isinstance(value, str):
-        return value.translate(_ESCAPE)
+        if "\\" in value or "\n" in value or "\t" in value or "\r" in value:
+            return value.translate(_ESCAPE)
+        return value
     try:
         number = float(value)  # type: ignore[arg-type]
     except (TypeError, ValueError):
@@ -50,7 +52,8 @@ def encode_unique(values: pd.Series, encode: Callable[[object], str]) -> np.ndar
     """``encode`` of every cell as an object array, called once per distinct value; blank
     cells (None, NaN) give ""."""
     codes, uniques = pd.factorize(values, use_na_sentinel=True)
-    table = np.array([*(encode(u) for u in uniques), ""], dtype=object)
+    table = np.array([*map(encode, np.asarray(uniques, dtype=object).tolist()), ""],
+                     dtype=object)
     return np.asarray(table[codes])  # code -1 (blank) picks the trailing ""
 
 
