@@ -4,7 +4,7 @@ Everything the templates show comes from :func:`reportgen.render.context.build`;
 formatted by the ``num``/``qty`` filters, which wrap :func:`reportgen.formats.format_value`.
 The renderer fetches nothing from the network and nothing on disk outside the templates folder
 (:class:`SafeURLFetcher`); a template that asks for anything else stops the render. The same plan
-gives the same bytes: no dates in the PDF, no random identifier, charts with pinned SVG.
+gives the same bytes: no dates in the PDF, no random identifier, charts as PNG without metadata.
 """
 
 from __future__ import annotations

@@ -44,7 +44,7 @@ def test_page_for_a_used_row(efficiency: Path, tmp_path: Path) -> None:
     assert labels[:4] == ["MFU in prefill", "MFU in decode", "Memory-bandwidth utilisation",
                           "Step overhead (ms)"]
     assert stack.runs is not None and len(stack.runs.rows) == 3
-    assert stack.chart is not None and stack.chart.startswith("data:image/svg+xml;base64,")
+    assert stack.chart is not None and stack.chart.startswith("data:image/png;base64,")
     assert any("p99 TTFT was" in n for n in stack.notes)
     html = render_html(plan)
     assert 'id="calibration"' in html and "vllm_serve_append.jsonl line 2" in html

@@ -61,9 +61,9 @@ def test_rows_that_do_not_fit_have_no_curve_and_no_chain(report: context.Report)
     assert section.bottleneck == "weights_do_not_fit"
 
 
-def test_charts_are_svg_data_uris(report: context.Report) -> None:
+def test_charts_are_png_data_uris(report: context.Report) -> None:
     for section in report.scenarios:
-        assert section.memory_chart.startswith("data:image/svg+xml;base64,")
+        assert section.memory_chart.startswith("data:image/png;base64,")
 
 
 def test_charts_are_deterministic(sample_plan: Plan) -> None:
@@ -108,6 +108,6 @@ def test_default_templates_folder_is_the_top_level_one() -> None:
 
 
 def test_html_has_no_placeholders(sample_plan: Plan) -> None:
-    html = re.sub(r"data:image/svg\+xml;base64,[A-Za-z0-9+/=]+", "", pdf.render_html(sample_plan))
+    html = re.sub(r"data:image/png;base64,[A-Za-z0-9+/=]+", "", pdf.render_html(sample_plan))
     assert "{{" not in html and "{%" not in html
     assert ">nan<" not in html and "None" not in html
