@@ -242,7 +242,8 @@ def build(options: BuildOptions, progress: Callable[[str], None] | None = None) 
             from reportgen.render.pdf import write_pdf
 
             path = options.out_dir / names["pdf"]
-            stage(path, lambda p: write_pdf(plan, p))
+            stage(path, lambda p: write_pdf(
+                plan, p, progress=lambda text: step(f"writing PDF report: {text}")))
             outputs.append(path)
     notes = plan.calibration.warnings() if plan.calibration is not None else ()
     return BuildResult(plan, tuple(outputs), (*checked.warnings, *notes))

@@ -10,6 +10,7 @@ gives the same bytes: no dates in the PDF, no random identifier, charts as PNG w
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -62,9 +63,10 @@ def environment(templates_dir: Path | None = None) -> jinja2.Environment:
     return env
 
 
-def render_html(plan: Plan, templates_dir: Path | None = None) -> str:
+def render_html(plan: Plan, templates_dir: Path | None = None,
+                progress: Callable[[str], None] | None = None) -> str:
     """The report as HTML (what WeasyPrint lays out)."""
-    report = context.build(plan)
+    report = context.build(plan, progress)
     return environment(templates_dir).get_template(ENTRY_TEMPLATE).render(report=report)
 
 
@@ -89,14 +91,20 @@ class SafeURLFetcher(URLFetcher):  # type: ignore[misc]
         raise ValueError(f"blocked URL: {url}")
 
 
-def html_to_pdf(html: str, templates_dir: Path | None = None) -> bytes:
+def html_to_pdf(html: str, templates_dir: Path | None = None,
+                progress: Callable[[str], None] | None = None) -> bytes:
     """Lay out HTML whose relative links resolve in the templates folder; return the PDF bytes.
+    ``progress`` is told when the layout starts and how many pages are being written.
 
     Raises :class:`OutputError` when the HTML asks for anything outside the templates folder.
     """
+    step = progress or (lambda _: None)
     root = _templates(templates_dir)
-    document = HTML(string=html, base_url=root.as_uri() + "/", url_fetcher=SafeURLFetcher(root))
+    source = HTML(string=html, base_url=root.as_uri() + "/", url_fetcher=SafeURLFetcher(root))
     try:
+        step("laying out the pages")
+        document = source.render()
+        step(f"writing {len(document.pages):,} pages")
         pdf: bytes = document.write_pdf()
     except FatalURLFetchingError as exc:  # a BaseException: `except Exception` misses it
         raise OutputError(
@@ -106,9 +114,11 @@ def html_to_pdf(html: str, templates_dir: Path | None = None) -> bytes:
     return pdf
 
 
-def write_pdf(plan: Plan, path: Path, templates_dir: Path | None = None) -> None:
-    """Render the plan's PDF report to ``path``."""
-    pdf = html_to_pdf(render_html(plan, templates_dir), templates_dir)
+def write_pdf(plan: Plan, path: Path, templates_dir: Path | None = None,
+              progress: Callable[[str], None] | None = None) -> None:
+    """Render the plan's PDF report to ``path``; ``progress`` hears each step with its counts
+    (scenario i of n, pages)."""
+    pdf = html_to_pdf(render_html(plan, templates_dir, progress), templates_dir, progress)
     try:
         path.write_bytes(pdf)
     except OSError as exc:

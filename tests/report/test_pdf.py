@@ -29,6 +29,7 @@ class Rendered:
     pages: tuple[str, ...]  # text of each page, whitespace squeezed
     records: tuple[logging.LogRecord, ...]
     fetched: tuple[str, ...]
+    steps: tuple[str, ...]  # what the build's progress line said, in order
 
     @property
     def text(self) -> str:
@@ -62,8 +63,9 @@ def _render(plan: Plan, path: Path, monkeypatch: pytest.MonkeyPatch | None = Non
     handler = _Collect()
     logger = logging.getLogger("weasyprint")
     logger.addHandler(handler)
+    steps: list[str] = []
     try:
-        pdf.write_pdf(plan, path)
+        pdf.write_pdf(plan, path, progress=steps.append)
     finally:
         logger.removeHandler(handler)
         if monkeypatch is None:
@@ -71,12 +73,21 @@ def _render(plan: Plan, path: Path, monkeypatch: pytest.MonkeyPatch | None = Non
     data = path.read_bytes()
     reader = PdfReader(io.BytesIO(data))
     pages = tuple(_squeeze(page.extract_text()) for page in reader.pages)
-    return Rendered(data, pages, tuple(handler.records), tuple(fetched))
+    return Rendered(data, pages, tuple(handler.records), tuple(fetched), tuple(steps))
 
 
 @pytest.fixture(scope="module")
 def sample(sample_plan: Plan, tmp_path_factory: pytest.TempPathFactory) -> Rendered:
     return _render(sample_plan, tmp_path_factory.mktemp("pdf") / "report.pdf")
+
+
+def test_progress_counts_the_scenarios_and_the_pages(sample: Rendered, sample_plan: Plan) -> None:
+    n = len(sample_plan.scenarios)
+    assert sample.steps == (
+        *(f"scenario {i:,} of {n:,}: its section and charts" for i in range(1, n + 1)),
+        "laying out the pages",
+        f"writing {len(sample.pages):,} pages",
+    )
 
 
 @pytest.fixture(scope="module")

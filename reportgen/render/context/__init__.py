@@ -16,6 +16,7 @@ One module per part of the report: :mod:`.summary`, :mod:`.decisions`, :mod:`.sc
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import pandas as pd
@@ -94,9 +95,17 @@ def _rows(plan: Plan) -> list[dict[str, Any]]:
     return results
 
 
-def build(plan: Plan) -> Report:
-    """The report's view model for a plan."""
+def _section(plan: Plan, i: int, row: Any, swept: Any, n: int,
+             step: Callable[[str], None]) -> ScenarioSection:
+    step(f"scenario {i + 1:,} of {n:,}: its section and charts")
+    return scenario.section(plan, i, row, swept)
+
+
+def build(plan: Plan, progress: Callable[[str], None] | None = None) -> Report:
+    """The report's view model for a plan; ``progress`` is told which scenario's section (and
+    charts) is being made."""
     plan = with_levers(plan)
+    step = progress or (lambda _: None)
     rows = _rows(plan)
     swept = sweeps(plan, rows)
     matches = tutorial.matches(rows)
@@ -118,7 +127,8 @@ def build(plan: Plan) -> Report:
         input_sha256=p.input_sha256,
         summary=summary(plan, rows, matches),
         decisions=decisions(plan, rows),
-        scenarios=tuple(scenario.section(plan, i, r, swept.get(i)) for i, r in enumerate(rows)),
+        scenarios=tuple(_section(plan, i, r, swept.get(i), len(rows), step)
+                        for i, r in enumerate(rows)),
         tutorials=tutorials,
         procurement=procurement(plan, rows),
         assumptions=assumptions(plan, rows),
