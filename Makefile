@@ -13,7 +13,7 @@ report:
 test:
 	@scripts/bootstrap.sh test
 	@echo "make test: the whole suite takes about $(TEST_MINUTES) min on 2 CPU cores (one test process per core), then ruff and mypy"
-	.venv/bin/python -m pytest -q -p xdist -n auto
+	.venv/bin/python -m pytest -q -p xdist -n auto --dist loadfile
 	.venv/bin/ruff check reportgen tests benchmarks
 	.venv/bin/mypy
 
