@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from reportgen import schema
-from reportgen.choose import CHOSEN, NO_FIT, configuration, gpus_per_node, replica_words
+from reportgen.choose import CHOSEN, NO_FIT, configurations, gpus_per_node, replica_words
 from reportgen.engine import Tables
 from reportgen.search import CONFIG, engine_inputs, search
 
@@ -152,7 +152,11 @@ def levers(typed: pd.DataFrame, specs: pd.DataFrame, results: pd.DataFrame, tabl
             changes += _changes(i, typed.iloc[i], spec_of.iloc[i], chosen, tables, searched[i])
     if not changes:
         return pd.DataFrame({c: [] for c in LEVER_COLUMNS})
-    pairs = [_variant(c, typed.iloc[c.row], spec_of.iloc[c.row], planned.iloc[c.row])
+    rows = sorted({c.row for c in changes})  # each row's inputs taken out once
+    typed_of = dict(zip(rows, (typed.iloc[r] for r in rows), strict=True))
+    spec_rows = dict(zip(rows, (spec_of.iloc[r] for r in rows), strict=True))
+    planned_of = dict(zip(rows, (planned.iloc[r] for r in rows), strict=True))
+    pairs = [_variant(c, typed_of[c.row], spec_rows[c.row], planned_of[c.row])
              for c in changes]
     variants = pd.DataFrame([p[0] for p in pairs], columns=typed.columns)
     for column in schema.NUMBER_COLUMNS:
@@ -169,8 +173,7 @@ def levers(typed: pd.DataFrame, specs: pd.DataFrame, results: pd.DataFrame, tabl
         "scenario": base["scenario"].to_numpy(dtype=object),
         "lever": [c.lever for c in changes],
         "change": [c.words for c in changes],
-        "configuration": [configuration(best.iloc[k], gpus_per_node(tables.gpus))
-                          for k in range(len(best))],
+        "configuration": configurations(best, gpus_per_node(tables.gpus)),
         "feasible": feasible,
         "bottleneck": best["bottleneck"].to_numpy(dtype=object),
         "gpus": np.where(feasible, best["gpus"].to_numpy(dtype=float), np.nan),
