@@ -28,6 +28,8 @@ from reportgen.outputs import staged_outputs
 from reportgen.plan import Plan, Provenance
 from reportgen.readers import read_table
 from reportgen.search import concrete, search
+from reportgen.simulate.plan_latency import with_latency
+from reportgen.simulate.sizing import simulated_knees
 from reportgen.stamp import STAMP_COLUMNS, stamped_results
 from reportgen.units import CONSTANTS
 from reportgen.validate import ValidatedInput, validate
@@ -113,6 +115,12 @@ def make_plan(checked: ValidatedInput, input_name: str, title: str = "",
     baseline = estimate(as_typed(checked.scenarios, specs, best), checked.tables)
     per_node = gpus_per_node(checked.tables.gpus)
     results = pd.concat([results, decide(results, found, baseline, per_node)], axis=1)
+    knees = simulated_knees(scenarios, results, checked.tables)
+    simulation_notes: tuple[str, ...] = ()
+    if knees is not None:  # P99 targets: the simulated knee sizes those rows
+        scenarios, simulation_notes = knees
+        results = estimate(scenarios, checked.tables)
+        results = pd.concat([results, decide(results, found, baseline, per_node)], axis=1)
     if calibration is not None:
         from reportgen.calibration.user_rows import mark_used
 
@@ -129,7 +137,8 @@ def make_plan(checked: ValidatedInput, input_name: str, title: str = "",
         ),
     )
     return Plan(scenarios, checked.tables, results, provenance, typed=checked.scenarios,
-                specs=specs, search=found, calibration=calibration)
+                specs=specs, search=found, calibration=calibration,
+                simulation_notes=simulation_notes)
 
 
 def write_results_csv(results: pd.DataFrame, path: Path | TextIO) -> None:
@@ -222,6 +231,8 @@ def build(options: BuildOptions, progress: Callable[[str], None] | None = None) 
     if {"xlsx", "pdf"} & set(options.formats):
         step("weighing the levers of each plan row")
         plan = with_levers(plan)
+        step("simulating latency under load and a day of autoscaling")
+        plan = with_latency(plan)
     outputs: list[Path] = []
     with staged_outputs(options.out_dir) as stage:
         if "csv" in options.formats:
@@ -244,7 +255,7 @@ def build(options: BuildOptions, progress: Callable[[str], None] | None = None) 
             stage(path, lambda p: write_pdf(plan, p))
             outputs.append(path)
     notes = plan.calibration.warnings() if plan.calibration is not None else ()
-    return BuildResult(plan, tuple(outputs), (*checked.warnings, *notes))
+    return BuildResult(plan, tuple(outputs), (*checked.warnings, *notes, *plan.simulation_notes))
 
 
 # --- calibration on your load test ------------------------------------------------------------

@@ -56,3 +56,8 @@ class Plan:
     search: Search
     levers: pd.DataFrame | None = None
     calibration: UserCalibration | None = None  # your efficiency rows, when a file gave some
+    # Latency under load of the budgeted rows and their day under each scaling policy
+    # (reportgen.simulate.plan_latency), simulated for the reports, not for a results table.
+    latency: pd.DataFrame | None = None
+    day: pd.DataFrame | None = None
+    simulation_notes: tuple[str, ...] = ()  # rows whose P99 targets no simulated rate meets

@@ -1,0 +1,204 @@
+"""Latency under load for the rows a plan budgets: percentiles at the planned load, the knee,
+the instances the knee implies and a day of autoscaling.
+
+Only budgeted rows (``counted`` = 1) are simulated, each with ROW_REQUESTS requests per run, so
+a build's simulation time grows with the rows it budgets, not with the rows it searched.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from reportgen.simulate.autoscale import Fleet, simulate_day
+from reportgen.simulate.day import hourly_rates_for
+from reportgen.simulate.knee import KNEE_PERCENTILE, Targets, find_knee
+from reportgen.simulate.metrics import Summary, summarize
+from reportgen.simulate.workload import Workload, workload_for
+from reportgen.xlfuncs import ceil_snapped
+
+if TYPE_CHECKING:
+    from reportgen.plan import Plan
+
+# Per-instance rates, as multiples of the capacity, at which the KV occupancy curve the
+# occupancy policy reads is simulated (past 1 the queue fills the cache).
+OCCUPANCY_CURVE_MULTIPLES = (0.25, 0.5, 1.0, 1.5)
+
+SIZED_BY_KNEE = "knee (P99 targets)"
+SIZED_BY_CLOSED_FORM = "closed form (mean targets)"
+SIZED_BY_NO_TARGET = "closed form (no latency target)"
+
+LATENCY_COLUMNS: dict[str, tuple[str, str]] = {
+    "scenario": ("text", "The budgeted row."),
+    "sized_by": ("text", "What set the instances: the knee of the P99 targets, or the closed "
+                 "form for mean targets (or none)."),
+    "target_statistic": ("text", "The statistic the targets bound: P99 or mean."),
+    "sim_rate_rps_per_instance": ("req/s", "Peak request rate one instance carries in the "
+                                  "plan (peak_qps ÷ instances)."),
+    "sim_ttft_p50_ms": ("ms", "Simulated median time to first token at that rate."),
+    "sim_ttft_p90_ms": ("ms", "Simulated 90th percentile TTFT."),
+    "sim_ttft_p95_ms": ("ms", "Simulated 95th percentile TTFT."),
+    "sim_ttft_p99_ms": ("ms", "Simulated 99th percentile TTFT."),
+    "sim_tpot_p50_ms": ("ms", "Simulated median time per output token (inter-token latency)."),
+    "sim_tpot_p99_ms": ("ms", "Simulated 99th percentile TPOT."),
+    "sim_e2e_p99_s": ("s", "Simulated 99th percentile end-to-end latency."),
+    "sim_queue_p99_ms": ("ms", "Simulated 99th percentile wait before a request is scheduled."),
+    "sim_ttft_mean_ms": ("ms", "Simulated mean TTFT (the closed form's ttft_ms has no queue)."),
+    "sim_tpot_mean_ms": ("ms", "Simulated mean TPOT."),
+    "sim_kv_occupancy_mean": ("fraction", "Time-weighted mean share of KV blocks in use, from "
+                              "the real length mix (paged blocks)."),
+    "sim_kv_occupancy_p99": ("fraction", "99th percentile of that occupancy over time."),
+    "sim_preemptions_per_1k": ("per 1,000 requests", "Sequences preempted (recomputed) because "
+                               "the KV cache ran out of blocks."),
+    "sim_goodput_rps_per_instance": ("req/s", "Requests per second per instance meeting every "
+                                     "target."),
+    "knee_rps_per_instance": ("req/s", "Highest rate per instance meeting the targets (P99 or "
+                              "mean as given; blank: no target)."),
+    "knee_instances": ("instances", "Instances the knee needs: ⌈peak_qps × safety ÷ knee⌉."),
+    "planned_instances": ("instances", "Instances in the plan."),
+}
+DAY_TABLE_COLUMNS = ("scenario", "policy", "instance_hours", "cost_usd_per_day",
+                     "slo_violation_minutes", "peak_instances", "min_instances")
+
+
+def _number(row: Mapping[str, Any], name: str) -> float:
+    value = row.get(name)
+    try:
+        number = float(value) if value is not None and value != "" else math.nan
+    except (TypeError, ValueError):
+        return math.nan
+    return number
+
+
+def targets_of(row: Mapping[str, Any]) -> Targets:
+    """The row's percentile targets when it has any, else its mean targets."""
+    p99 = Targets(_number(row, "ttft_p99_ms"), _number(row, "tpot_p99_ms"), "p99")
+    if p99.any:
+        return p99
+    return Targets(_number(row, "ttft_slo_ms"), _number(row, "tpot_slo_ms"), "mean")
+
+
+def sized_by(row: Mapping[str, Any]) -> str:
+    """Which method sets the row's instances."""
+    targets = targets_of(row)
+    if targets.statistic == "p99":
+        return SIZED_BY_KNEE
+    return SIZED_BY_CLOSED_FORM if targets.any else SIZED_BY_NO_TARGET
+
+
+def knee_instances(peak_qps: float, safety_factor: float, knee_rps: float) -> float:
+    """⌈peak_qps × safety ÷ knee⌉ (0 when the knee is 0: the targets cannot be met)."""
+    if not knee_rps > 0:
+        return 0.0
+    return float(ceil_snapped(np.asarray(peak_qps * safety_factor / knee_rps)))
+
+
+def _stats(summary: Summary, instances_rate: float) -> dict[str, float]:
+    p = summary.p
+    return {
+        "sim_ttft_p50_ms": p("ttft_ms", 50), "sim_ttft_p90_ms": p("ttft_ms", 90),
+        "sim_ttft_p95_ms": p("ttft_ms", 95), "sim_ttft_p99_ms": p("ttft_ms", KNEE_PERCENTILE),
+        "sim_tpot_p50_ms": p("tpot_ms", 50), "sim_tpot_p99_ms": p("tpot_ms", KNEE_PERCENTILE),
+        "sim_e2e_p99_s": p("e2e_s", KNEE_PERCENTILE),
+        "sim_queue_p99_ms": p("queue_ms", KNEE_PERCENTILE),
+        "sim_ttft_mean_ms": summary.ttft_mean_ms, "sim_tpot_mean_ms": summary.tpot_mean_ms,
+        "sim_kv_occupancy_mean": summary.kv_occupancy_mean,
+        "sim_kv_occupancy_p99": float(summary.kv_occupancy[-1]),
+        "sim_preemptions_per_1k": 1000 * summary.preemptions_per_request,
+        "sim_goodput_rps_per_instance": summary.goodput_rps,
+        "sim_rate_rps_per_instance": instances_rate,
+    }
+
+
+def row_values(plan_scenarios: pd.DataFrame, results: pd.DataFrame, i: int) -> dict[str, Any]:
+    """A row's scenario inputs and results in one mapping (results win on shared names)."""
+    merged = {**plan_scenarios.iloc[i].to_dict(), **results.iloc[i].to_dict()}
+    return {str(name): value for name, value in merged.items()}
+
+
+def budgeted_rows(results: pd.DataFrame) -> list[int]:
+    """Positions of the rows the plan budgets."""
+    counted = results["counted"].to_numpy() if "counted" in results else np.zeros(len(results))
+    return [i for i in range(len(results)) if counted[i] == 1]
+
+
+def knee_of(values: Mapping[str, Any], model: Mapping[str, Any]) -> tuple[float, Workload]:
+    """The row's knee [req/s per instance] (NaN without targets) and its workload."""
+    workload = workload_for(values, model)
+    targets = targets_of(values)
+    if not targets.any:
+        return math.nan, workload
+    return find_knee(workload, float(values["instance_rps"]), targets).rate_rps, workload
+
+
+def latency_row(values: Mapping[str, Any], model: Mapping[str, Any],
+                knee: float | None = None) -> tuple[dict[str, Any], Workload]:
+    """The latency table's row for one budgeted results row."""
+    if knee is None:
+        knee, workload = knee_of(values, model)
+    else:
+        workload = workload_for(values, model)
+    instances = float(values["instances"])
+    rate = float(values["peak_qps"]) / instances
+    targets = targets_of(values)
+    summary = summarize(workload.at_rate(rate), targets.ttft_ms if targets.statistic == "p99"
+                        else math.inf, targets.tpot_ms if targets.statistic == "p99"
+                        else math.inf)
+    row: dict[str, Any] = {
+        "scenario": values["scenario"], "sized_by": sized_by(values),
+        "target_statistic": targets.statistic.upper() if targets.any else "",
+        **_stats(summary, rate),
+        "knee_rps_per_instance": knee,
+        "knee_instances": knee_instances(float(values["peak_qps"]),
+                                         float(values["safety_factor"]), knee)
+        if not math.isnan(knee) else math.nan,
+        "planned_instances": instances,
+    }
+    return row, workload
+
+
+def day_rows(values: Mapping[str, Any], raw: Mapping[str, Any], workload: Workload,
+             knee: float) -> pd.DataFrame:
+    """A day of the row's fleet under each policy."""
+    capacity = knee if knee > 0 else float(values["instance_rps"])
+    rates = np.asarray(OCCUPANCY_CURVE_MULTIPLES) * capacity
+    occupancy = np.array([summarize(workload.at_rate(r)).kv_occupancy_mean for r in rates])
+    fleet = Fleet(capacity_rps=capacity, planned_instances=int(values["instances"]),
+                  instance_hour_usd=float(values["gpus_per_instance"])
+                  * float(values["gpu_hour_price"]),
+                  safety_factor=float(values["safety_factor"]),
+                  occupancy_rates_rps=np.concatenate([[0.0], rates]),
+                  occupancy=np.concatenate([[0.0], np.maximum.accumulate(occupancy)]))
+    day = simulate_day(hourly_rates_for({"peak_qps": values["peak_qps"],
+                                         "avg_qps": raw.get("avg_qps")}), fleet)
+    day.insert(0, "scenario", values["scenario"])
+    return day
+
+
+def with_latency(plan: Plan) -> Plan:
+    """The plan with its latency table (LATENCY_COLUMNS, one row per budgeted row) and its day
+    table (DAY_TABLE_COLUMNS, one row per budgeted row and policy)."""
+    rows: list[dict[str, Any]] = []
+    days: list[pd.DataFrame] = []
+    for i in budgeted_rows(plan.results):
+        values = row_values(plan.scenarios, plan.results, i)
+        if values.get("method") != "roofline" or not float(values["instances"]) > 0:
+            continue
+        model = plan.tables.models.loc[values["model"]].to_dict()
+        typed_knee = _number(values, "knee_rps")
+        row, workload = latency_row(values, model,
+                                    typed_knee if not math.isnan(typed_knee) else None)
+        rows.append(row)
+        raw = plan.scenarios.iloc[i].to_dict()
+        knee = float(row["knee_rps_per_instance"])
+        days.append(day_rows(values, {str(k): v for k, v in raw.items()}, workload,
+                             knee if not math.isnan(knee) else 0.0))
+    latency = pd.DataFrame(rows, columns=list(LATENCY_COLUMNS))
+    day = (pd.concat(days, ignore_index=True) if days
+           else pd.DataFrame(columns=list(DAY_TABLE_COLUMNS)))
+    return replace(plan, latency=latency, day=day)
