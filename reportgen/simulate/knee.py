@@ -54,7 +54,7 @@ def meets(summary: Summary, targets: Targets) -> bool:
     ttft_target_ms, tpot_target_ms = targets.ttft_ms, targets.tpot_ms
     ok_ttft = math.isnan(ttft_target_ms) or ttft <= ttft_target_ms
     ok_tpot = math.isnan(tpot_target_ms) or math.isnan(tpot) or tpot <= tpot_target_ms
-    return ok_ttft and ok_tpot and summary.rejected == 0
+    return ok_ttft and ok_tpot and summary.rejected == 0 and not summary.truncated
 
 
 def find_knee(workload: Workload, guess_rps: float, targets: Targets) -> Knee:

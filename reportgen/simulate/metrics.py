@@ -34,6 +34,7 @@ class Summary:
     goodput_rps: float  # requests/s meeting both targets given to summarize
     served: int
     rejected: int
+    truncated: bool = False  # the run hit its iteration bound (see server.py)
 
     def p(self, metric: str, percentile: int) -> float:
         """One percentile of a metric: ``p("ttft_ms", 99)``."""
@@ -91,5 +92,5 @@ def summarize(served: Served, ttft_target_ms: float = np.inf,
         throughput_rps=served_count / span if span > 0 else np.nan,
         goodput_rps=float(good.sum()) / span * (n / max(int(steady.sum()), 1))
         if span > 0 else np.nan,
-        served=served_count, rejected=served.rejected,
+        served=served_count, rejected=served.rejected, truncated=served.truncated,
     )

@@ -34,6 +34,9 @@ from reportgen.simulate.traffic import Requests
 from reportgen.xlfuncs import Array
 
 VLLM_BLOCK_TOKENS = 16  # vLLM's default KV block size (--block-size 16)
+# A run stops after this many scheduler iterations per request (a few per request in practice;
+# thousands only for prompts of hundreds of chunks) and says it was cut short.
+MAX_ITERATIONS_PER_REQUEST = 40
 # Blocks admission leaves free for running sequences to grow into (vLLM's watermark, 1 %).
 ADMISSION_WATERMARK = 0.01
 
@@ -68,6 +71,7 @@ class Served:
     kv_occupancy: Array  # used ÷ capacity of the KV blocks, one value per stretch of steps
     kv_duration_s: Array  # how long each stretch lasted
     steps: int
+    truncated: bool = False  # stopped at the iteration bound before every request finished
 
 
 class _Slots:
@@ -116,7 +120,13 @@ def serve(requests: Requests, config: ServerConfig, step: StepModel) -> Served:
     watermark = int(ADMISSION_WATERMARK * capacity)
     just_preempted = False  # a step that preempted admits nobody (as vLLM's scheduler)
     decode_s = step.decode_ms / 1000
+    budget_iterations = MAX_ITERATIONS_PER_REQUEST * n + 1000
+    truncated = False
     while done < n:
+        budget_iterations -= 1
+        if budget_iterations < 0:
+            truncated = True
+            break
         while nxt < n and arrival[nxt] <= t:
             waiting.append(nxt)
             nxt += 1
@@ -210,7 +220,7 @@ def serve(requests: Requests, config: ServerConfig, step: StepModel) -> Served:
             slots.pending_first[s] = emitted[r] == 0
             slots.count += 1
     return Served(arrival, admitted, first, finished, output.astype(float), preemptions,
-                  rejected, np.asarray(occupancy), np.asarray(durations), steps)
+                  rejected, np.asarray(occupancy), np.asarray(durations), steps, truncated)
 
 
 def _steps_that_fit(slots: _Slots, steps: int, k: int, room: int) -> int:

@@ -51,7 +51,8 @@ def simulated_knees(scenarios: pd.DataFrame, results: pd.DataFrame,
             sized.iat[i, column] = knee
         else:
             notes.append(f"scenario {values['scenario']!r}: no request rate meets its P99 "
-                         "targets in simulation (even a trickle misses them); its instances "
-                         "follow the closed form. Relax the targets or choose a faster "
-                         "configuration.")
+                         "targets in simulation (even a trickle misses them, or its prompts "
+                         "are too long to simulate within the bound); its instances follow "
+                         "the closed form. Relax the targets, choose a faster configuration "
+                         "or type your load test's knee in knee_rps.")
     return sized, tuple(notes)
