@@ -117,8 +117,11 @@ def make_plan(checked: ValidatedInput, input_name: str, title: str = "",
     results = pd.concat([results, decide(results, found, baseline, per_node)], axis=1)
     knees = simulated_knees(scenarios, results, checked.tables)
     simulation_notes: tuple[str, ...] = ()
-    if knees is not None:  # P99 targets: the simulated knee sizes those rows
+    typed = checked.scenarios
+    if knees is not None:  # P99 targets: the simulated knee sizes those rows, as an input
         scenarios, simulation_notes = knees
+        typed = typed.copy()
+        typed["knee_rps"] = scenarios["knee_rps"].to_numpy()
         results = estimate(scenarios, checked.tables)
         results = pd.concat([results, decide(results, found, baseline, per_node)], axis=1)
     if calibration is not None:
@@ -131,12 +134,12 @@ def make_plan(checked: ValidatedInput, input_name: str, title: str = "",
         input_sha256=checked.sha256,
         generated=generated or dt.date.today(),
         version=__version__,
-        inputs_digest=inputs_digest(checked.scenarios, specs),
+        inputs_digest=inputs_digest(typed, specs),
         reference_digest=reference_digest(
             checked.tables, {name: c.value for name, c in CONSTANTS.items()}
         ),
     )
-    return Plan(scenarios, checked.tables, results, provenance, typed=checked.scenarios,
+    return Plan(scenarios, checked.tables, results, provenance, typed=typed,
                 specs=specs, search=found, calibration=calibration,
                 simulation_notes=simulation_notes)
 

@@ -131,7 +131,7 @@ COLUMNS: tuple[Column, ...] = (
     _C("arrival_cv", "number", "×", "Coefficient of variation of the gaps between arrivals "
        "the simulator draws: 1 is Poisson, above 1 bursty, 0 evenly spaced.",
        default="1 (Poisson)", minimum=0, maximum=10, group="targets"),
-    _C("knee_rps", "number", "req/s per instance", "Highest request rate one instance serves "
+    _C("knee_rps", "number", "req/s", "Highest request rate one instance serves "
        "within the percentile targets; instances = ⌈peak_qps × safety ÷ knee_rps⌉ instead of "
        "the closed form. Blank: simulated for rows with ttft_p99_ms or tpot_p99_ms (the "
        "workbook shows the simulated value here, an input, not a formula); type your load "

@@ -29,14 +29,14 @@ if TYPE_CHECKING:
 # occupancy policy reads is simulated (past 1 the queue fills the cache).
 OCCUPANCY_CURVE_MULTIPLES = (0.25, 0.5, 1.0, 1.5)
 
-SIZED_BY_KNEE = "knee (P99 targets)"
-SIZED_BY_CLOSED_FORM = "closed form (mean targets)"
-SIZED_BY_NO_TARGET = "closed form (no latency target)"
+SIZED_BY_KNEE = "knee of the P99 targets"
+SIZED_BY_CLOSED_FORM = "closed form"
+SIZED_BY_NO_TARGET = "closed form"
 
 LATENCY_COLUMNS: dict[str, tuple[str, str]] = {
     "scenario": ("text", "The budgeted row."),
     "sized_by": ("text", "What set the instances: the knee of the P99 targets, or the closed "
-                 "form for mean targets (or none)."),
+                 "form (mean targets or none), as on the Plan sheet."),
     "target_statistic": ("text", "The statistic the targets bound: P99 or mean."),
     "sim_rate_rps_per_instance": ("req/s", "Peak request rate one instance carries in the "
                                   "plan (peak_qps ÷ instances)."),
@@ -53,17 +53,31 @@ LATENCY_COLUMNS: dict[str, tuple[str, str]] = {
     "sim_kv_occupancy_mean": ("fraction", "Time-weighted mean share of KV blocks in use, from "
                               "the real length mix (paged blocks)."),
     "sim_kv_occupancy_p99": ("fraction", "99th percentile of that occupancy over time."),
-    "sim_preemptions_per_1k": ("per 1,000 requests", "Sequences preempted (recomputed) because "
+    "sim_preemptions_per_1k": ("per 1k requests", "Sequences preempted (recomputed) because "
                                "the KV cache ran out of blocks."),
     "sim_goodput_rps_per_instance": ("req/s", "Requests per second per instance meeting every "
                                      "target."),
+    "closed_form_ttft_ms": ("ms", "The closed form's TTFT at the operating batch (no queue)."),
+    "closed_form_tpot_ms": ("ms", "The closed form's TPOT at the operating batch."),
+    "closed_form_kv_occupancy": ("fraction", "The closed form's KV occupancy at peak: every "
+                                 "sequence reserving max_prompt + max_output tokens (the "
+                                 "conservative fallback)."),
     "knee_rps_per_instance": ("req/s", "Highest rate per instance meeting the targets (P99 or "
                               "mean as given; blank: no target)."),
     "knee_instances": ("instances", "Instances the knee needs: ⌈peak_qps × safety ÷ knee⌉."),
     "planned_instances": ("instances", "Instances in the plan."),
 }
-DAY_TABLE_COLUMNS = ("scenario", "policy", "instance_hours", "cost_usd_per_day",
-                     "slo_violation_minutes", "peak_instances", "min_instances")
+DAY_TABLE_COLUMNS: dict[str, tuple[str, str]] = {
+    "scenario": ("text", "The budgeted row."),
+    "policy": ("text", "How the fleet scales over the day."),
+    "instance_hours": ("instance-hours", "Instance-hours billed in the day (starting ones "
+                       "included)."),
+    "cost_usd_per_day": ("USD/day", "Instance-hours × GPUs per instance × price per GPU-hour."),
+    "slo_violation_minutes": ("minutes", "Minutes whose demand exceeds what the ready "
+                              "instances serve within the targets (the knee)."),
+    "peak_instances": ("instances", "Most instances at once."),
+    "min_instances": ("instances", "Fewest instances at once."),
+}
 
 
 def _number(row: Mapping[str, Any], name: str) -> float:
@@ -150,9 +164,12 @@ def latency_row(values: Mapping[str, Any], model: Mapping[str, Any],
                         else math.inf, targets.tpot_ms if targets.statistic == "p99"
                         else math.inf)
     row: dict[str, Any] = {
-        "scenario": values["scenario"], "sized_by": sized_by(values),
+        "scenario": values["scenario"], "sized_by": values.get("sized_by") or sized_by(values),
         "target_statistic": targets.statistic.upper() if targets.any else "",
         **_stats(summary, rate),
+        "closed_form_ttft_ms": float(values["ttft_ms"]),
+        "closed_form_tpot_ms": float(values["tpot_ms"]),
+        "closed_form_kv_occupancy": float(values["kv_occupancy_at_peak"]),
         "knee_rps_per_instance": knee,
         "knee_instances": knee_instances(float(values["peak_qps"]),
                                          float(values["safety_factor"]), knee)
