@@ -69,13 +69,13 @@ def write_latency(ws: Worksheet, plan: Plan) -> None:
     ws.cell(row=1, column=1).font = TITLE_FONT
     set_text(ws.cell(row=2, column=1), LATENCY_NOTE)
     ws.cell(row=2, column=1).font = NOTE_FONT
-    if plan.latency is None or plan.day is None:
+    if plan.latency is None:
         set_text(ws.cell(row=4, column=1), "Not simulated for this workbook.")
         return
-    below = _table(ws, 4, plan.latency, LATENCY_COLUMNS)
+    below = _table(ws, 4, plan.latency.table, LATENCY_COLUMNS)
     set_text(ws.cell(row=below + 1, column=1), "A day of autoscaling (simulated)")
     ws.cell(row=below + 1, column=1).font = TITLE_FONT
     set_text(ws.cell(row=below + 2, column=1), DAY_NOTE)
     ws.cell(row=below + 2, column=1).font = NOTE_FONT
-    _table(ws, below + 4, plan.day, DAY_TABLE_COLUMNS)
+    _table(ws, below + 4, plan.latency.day, DAY_TABLE_COLUMNS)
     set_widths(ws, [26.0, 26.0, *([16.0] * (len(LATENCY_COLUMNS) - 2))])

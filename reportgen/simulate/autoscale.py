@@ -86,8 +86,11 @@ def _needed(fleet: Fleet, demand: float) -> int:
 
 
 def _run(fleet: Fleet, demand: Array, desired: Callable[[int, int, float], int],
-         cold_start_min: float, start: int) -> tuple[float, int, int, int]:
-    """Minute loop: ``desired(minute, ready + starting, occupancy)`` → instances wanted."""
+         cold_start_min: float, start: int) -> tuple[float, int, int, int, Array]:
+    """Minute loop: ``desired(minute, ready + starting, occupancy)`` → instances wanted.
+    Returns instance-hours, violation minutes, most and fewest instances, and the instances
+    billed each minute."""
+    billed = np.zeros(len(demand))
     ready = start
     starting: list[int] = []  # minutes at which each starting instance becomes ready
     billed_minutes = 0
@@ -108,18 +111,28 @@ def _run(fleet: Fleet, demand: Array, desired: Callable[[int, int, float], int],
             del starting[len(starting) - cancel:]
             ready -= drop - cancel
         total = ready + len(starting)
+        billed[minute] = total
         billed_minutes += total
         peak, low = max(peak, total), min(low, total)
         if rate > ready * fleet.capacity_rps * (1 + 1e-12):
             violations += 1
-    return billed_minutes / 60, violations, peak, low
+    return billed_minutes / 60, violations, peak, low, billed
+
+
+@dataclass(frozen=True)
+class Day:
+    """One day of a fleet: the table (DAY_COLUMNS, one row per POLICIES entry), the demand of
+    each minute [req/s] and the instances each policy billed each minute."""
+
+    table: pd.DataFrame
+    demand_rps: Array
+    instances: dict[str, Array]
 
 
 def simulate_day(hourly_rps: Sequence[float] | Array, fleet: Fleet,
                  cold_start_min: float = COLD_START_MIN, kv_out: float = KV_SCALE_OUT,
-                 kv_in: float = KV_SCALE_IN) -> pd.DataFrame:
-    """Instance-hours, dollars and SLO-violation minutes of each policy over one day
-    (DAY_COLUMNS, one row per POLICIES entry)."""
+                 kv_in: float = KV_SCALE_IN) -> Day:
+    """Instance-hours, dollars and SLO-violation minutes of each policy over one day."""
     if not 0 < kv_in < kv_out <= 1:
         raise ValueError("expected 0 < kv_in < kv_out ≤ 1")
     demand = minute_rates(hourly_rps)
@@ -147,11 +160,13 @@ def simulate_day(hourly_rps: Sequence[float] | Array, fleet: Fleet,
         "scheduled": (scheduled, hour_need[0]),
     }
     rows = []
+    series: dict[str, Array] = {}
     for name in POLICIES:
         rule, start = policies[name]
-        hours, violations, peak, low = _run(fleet, demand, rule, cold_start_min, start)
+        hours, violations, peak, low, series[name] = _run(fleet, demand, rule, cold_start_min,
+                                                          start)
         rows.append({"policy": name, "instance_hours": hours,
                      "cost_usd_per_day": hours * fleet.instance_hour_usd,
                      "slo_violation_minutes": violations, "peak_instances": peak,
                      "min_instances": low})
-    return pd.DataFrame(rows, columns=list(DAY_COLUMNS))
+    return Day(pd.DataFrame(rows, columns=list(DAY_COLUMNS)), demand, series)

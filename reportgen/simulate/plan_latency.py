@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
-from reportgen.simulate.autoscale import Fleet, simulate_day
+from reportgen.simulate.autoscale import Day, Fleet, simulate_day
 from reportgen.simulate.day import hourly_rates_for
 from reportgen.simulate.knee import KNEE_PERCENTILE, Targets, find_knee
 from reportgen.simulate.metrics import Summary, summarize
@@ -179,12 +179,37 @@ def latency_row(values: Mapping[str, Any], model: Mapping[str, Any],
     return row, workload
 
 
+@dataclass(frozen=True)
+class LatencyUnderLoad:
+    """What the reports show of the simulation: ``table`` (LATENCY_COLUMNS, one row per
+    budgeted row), ``day`` (DAY_TABLE_COLUMNS, per budgeted row and policy), ``curve``
+    (CURVE_COLUMNS: P99 TTFT and KV occupancy at multiples of each row's capacity) and the
+    minute-by-minute day of the budgeted row with the most instances (``busiest``)."""
+
+    table: pd.DataFrame
+    day: pd.DataFrame
+    curve: pd.DataFrame
+    busiest: str
+    busiest_day: Day | None
+
+
+CURVE_COLUMNS = ("scenario", "load_of_capacity", "rate_rps_per_instance", "ttft_p99_ms",
+                 "kv_occupancy_mean")
+
+
 def day_rows(values: Mapping[str, Any], raw: Mapping[str, Any], workload: Workload,
-             knee: float) -> pd.DataFrame:
-    """A day of the row's fleet under each policy."""
+             knee: float) -> tuple[Day, pd.DataFrame]:
+    """A day of the row's fleet under each policy, and the load curve it was planned on."""
     capacity = knee if knee > 0 else float(values["instance_rps"])
     rates = np.asarray(OCCUPANCY_CURVE_MULTIPLES) * capacity
-    occupancy = np.array([summarize(workload.at_rate(r)).kv_occupancy_mean for r in rates])
+    runs = [summarize(workload.at_rate(r)) for r in rates]
+    occupancy = np.array([run.kv_occupancy_mean for run in runs])
+    curve = pd.DataFrame({
+        "scenario": values["scenario"], "load_of_capacity": OCCUPANCY_CURVE_MULTIPLES,
+        "rate_rps_per_instance": rates,
+        "ttft_p99_ms": [run.p("ttft_ms", KNEE_PERCENTILE) for run in runs],
+        "kv_occupancy_mean": occupancy,
+    }, columns=list(CURVE_COLUMNS))
     fleet = Fleet(capacity_rps=capacity, planned_instances=int(values["instances"]),
                   instance_hour_usd=float(values["gpus_per_instance"])
                   * float(values["gpu_hour_price"]),
@@ -193,15 +218,16 @@ def day_rows(values: Mapping[str, Any], raw: Mapping[str, Any], workload: Worklo
                   occupancy=np.concatenate([[0.0], np.maximum.accumulate(occupancy)]))
     day = simulate_day(hourly_rates_for({"peak_qps": values["peak_qps"],
                                          "avg_qps": raw.get("avg_qps")}), fleet)
-    day.insert(0, "scenario", values["scenario"])
-    return day
+    day.table.insert(0, "scenario", values["scenario"])
+    return day, curve
 
 
 def with_latency(plan: Plan) -> Plan:
-    """The plan with its latency table (LATENCY_COLUMNS, one row per budgeted row) and its day
-    table (DAY_TABLE_COLUMNS, one row per budgeted row and policy)."""
+    """The plan with its latency under load (LatencyUnderLoad) for the reports."""
     rows: list[dict[str, Any]] = []
     days: list[pd.DataFrame] = []
+    curves: list[pd.DataFrame] = []
+    busiest, busiest_day, most = "", None, -1.0
     for i in budgeted_rows(plan.results):
         values = row_values(plan.scenarios, plan.results, i)
         if values.get("method") != "roofline" or not float(values["instances"]) > 0:
@@ -213,9 +239,18 @@ def with_latency(plan: Plan) -> Plan:
         rows.append(row)
         raw = plan.scenarios.iloc[i].to_dict()
         knee = float(row["knee_rps_per_instance"])
-        days.append(day_rows(values, {str(k): v for k, v in raw.items()}, workload,
-                             knee if not math.isnan(knee) else 0.0))
-    latency = pd.DataFrame(rows, columns=list(LATENCY_COLUMNS))
-    day = (pd.concat(days, ignore_index=True) if days
-           else pd.DataFrame(columns=list(DAY_TABLE_COLUMNS)))
-    return replace(plan, latency=latency, day=day)
+        day, curve = day_rows(values, {str(k): v for k, v in raw.items()}, workload,
+                              knee if not math.isnan(knee) else 0.0)
+        days.append(day.table)
+        curves.append(curve)
+        if float(values["instances"]) > most:
+            busiest, busiest_day, most = str(values["scenario"]), day, float(values["instances"])
+    latency = LatencyUnderLoad(
+        table=pd.DataFrame(rows, columns=list(LATENCY_COLUMNS)),
+        day=pd.concat(days, ignore_index=True) if days
+        else pd.DataFrame(columns=list(DAY_TABLE_COLUMNS)),
+        curve=pd.concat(curves, ignore_index=True) if curves
+        else pd.DataFrame(columns=list(CURVE_COLUMNS)),
+        busiest=busiest, busiest_day=busiest_day,
+    )
+    return replace(plan, latency=latency)

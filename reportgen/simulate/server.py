@@ -75,39 +75,88 @@ class Served:
 
 
 class _Slots:
-    """Decoding sequences in fixed slots, so their KV blocks and finishing steps are arrays."""
+    """Decoding sequences in fixed slots, so their finishing steps are an array, with their KV
+    blocks counted in O(block_tokens) however many run.
+
+    A sequence holding ``base + S`` tokens after S steps holds ⌈(base + S)/bt⌉ blocks. With
+    a = base + bt − 1 = bt·Q + c (0 ≤ c < bt) and S = bt·P + s, that is Q + P + [c + s ≥ bt],
+    so the total is ΣQ + n·P + (sequences with c ≥ bt − s): kept as ΣQ and a count per c.
+    """
 
     def __init__(self, size: int, block_tokens: int) -> None:
         self.request = np.full(size, -1, dtype=np.int64)
-        self.base = np.zeros(size)  # KV tokens = base + steps taken
         self.finish = np.full(size, np.inf)  # step count at which its last token is out
-        self.start = np.zeros(size)  # step count when it began decoding
-        self.emitted0 = np.zeros(size)  # tokens it had generated before (after a preemption)
+        self.start = [0] * size  # step count when it began decoding
+        self.emitted0 = [0] * size  # tokens it had generated before (after a preemption)
         self.order = np.full(size, -1, dtype=np.int64)  # admission order (newest = largest)
-        self.pending_first = np.zeros(size, dtype=bool)
+        self.quotient = [0] * size
+        self.residue = [0] * size
+        self.pending_first: list[int] = []  # slots whose first token the next step produces
         self.free = list(range(size - 1, -1, -1))
         self.count = 0
+        self.changed = True  # a slot was filled or freed since the next finish was found
         self.block_tokens = block_tokens
+        self.sum_quotient = 0
+        self.per_residue = [0] * block_tokens
+
+    def add(self, request: int, tokens: int, steps: int, remaining: int, emitted: int,
+            order: int) -> None:
+        """Start decoding ``request`` holding ``tokens`` after ``steps`` steps."""
+        s = self.free.pop()
+        bt = self.block_tokens
+        a = tokens - steps + bt - 1
+        self.quotient[s], self.residue[s] = a // bt, a % bt
+        self.sum_quotient += self.quotient[s]
+        self.per_residue[self.residue[s]] += 1
+        self.request[s] = request
+        self.start[s] = steps
+        self.emitted0[s] = emitted
+        self.finish[s] = steps + remaining
+        self.order[s] = order
+        if emitted == 0:
+            self.pending_first.append(s)
+        self.count += 1
+        self.changed = True
+
+    def remove(self, s: int) -> None:
+        """Free slot ``s``."""
+        self.sum_quotient -= self.quotient[s]
+        self.per_residue[self.residue[s]] -= 1
+        self.request[s] = -1
+        self.finish[s] = np.inf
+        self.order[s] = -1
+        if s in self.pending_first:
+            self.pending_first.remove(s)
+        self.free.append(s)
+        self.count -= 1
+        self.changed = True
 
     def blocks(self, steps: int) -> int:
-        active = self.request >= 0
+        """KV blocks the decoding sequences hold after ``steps`` steps."""
         if not self.count:
             return 0
-        return int(np.ceil((self.base[active] + steps) / self.block_tokens).sum())
+        bt = self.block_tokens
+        within = steps % bt
+        crossed = sum(self.per_residue[bt - within:]) if within else 0
+        return self.sum_quotient + self.count * (steps // bt) + crossed
 
 
 def serve(requests: Requests, config: ServerConfig, step: StepModel) -> Served:
     """Serve ``requests`` on one instance; deterministic (no randomness inside)."""
     n = len(requests)
-    arrival = np.asarray(requests.arrival_s, dtype=float)
-    prompt = np.asarray(requests.prompt_tokens, dtype=np.int64)
-    output = np.asarray(requests.output_tokens, dtype=np.int64)
-    first_work = np.maximum(1, np.ceil(prompt * (1 - config.prefix_cache_hit_rate))).astype(
-        np.int64)
-    admitted = np.full(n, np.nan)
+    arrival_s = np.asarray(requests.arrival_s, dtype=float)
+    # Python lists in the loop: indexing them is several times faster than numpy scalars.
+    arrival: list[float] = arrival_s.tolist()
+    prompt_tokens = np.asarray(requests.prompt_tokens, dtype=np.int64)
+    prompt: list[int] = prompt_tokens.tolist()
+    output_tokens = np.asarray(requests.output_tokens, dtype=np.int64)
+    output: list[int] = output_tokens.tolist()
+    first_work: list[int] = np.maximum(
+        1, np.ceil(prompt_tokens * (1 - config.prefix_cache_hit_rate))).astype(np.int64).tolist()
+    admitted = [math.nan] * n
     first = np.full(n, np.nan)
     finished = np.full(n, np.nan)
-    emitted = np.zeros(n, dtype=np.int64)
+    emitted = [0] * n
     bt, capacity = config.block_tokens, config.kv_blocks
     slots = _Slots(config.max_seqs, bt)
     waiting: deque[int] = deque()
@@ -117,9 +166,11 @@ def serve(requests: Requests, config: ServerConfig, step: StepModel) -> Served:
     durations: list[float] = []
     nxt = done = preemptions = rejected = admissions = 0
     steps, t = 0, 0.0
+    next_finish = 1 << 62
     watermark = int(ADMISSION_WATERMARK * capacity)
     just_preempted = False  # a step that preempted admits nobody (as vLLM's scheduler)
-    decode_s = step.decode_ms / 1000
+    decode_s: list[float] = (step.decode_ms / 1000).tolist()
+    prefill_s_per_token = step.prefill_ms_per_token / 1000
     budget_iterations = MAX_ITERATIONS_PER_REQUEST * n + 1000
     truncated = False
     while done < n:
@@ -149,13 +200,16 @@ def serve(requests: Requests, config: ServerConfig, step: StepModel) -> Served:
             admissions += 1
             prefill_blocks += blocks
             used += blocks
-            if np.isnan(admitted[r]):
+            if admitted[r] != admitted[r]:  # NaN: first time scheduled
                 admitted[r] = t
         if not prefilling and not slots.count:
             if nxt >= n:
                 break
-            t = max(t, float(arrival[nxt]))
+            t = max(t, arrival[nxt])
             continue
+        if slots.changed:
+            next_finish = int(slots.finish.min()) if slots.count else 1 << 62
+            slots.changed = False
         chunk = 0
         takes: list[tuple[list[int], int]] = []
         if prefilling:
@@ -169,9 +223,9 @@ def serve(requests: Requests, config: ServerConfig, step: StepModel) -> Served:
                 chunk += take
             k = 1
         else:
-            k = int(slots.finish.min()) - steps
+            k = next_finish - steps
             if not waiting and nxt < n and slots.count < config.max_seqs:
-                gap = float(arrival[nxt]) - t
+                gap = arrival[nxt] - t
                 k = min(k, max(1, math.ceil(gap / decode_s[slots.count])))
         if slots.count:
             room = capacity - used
@@ -182,27 +236,24 @@ def serve(requests: Requests, config: ServerConfig, step: StepModel) -> Served:
                     preemptions += 1
                     just_preempted = True
                     continue
-        dt = step.step_ms(slots.count, chunk) / 1000
+        dt = decode_s[slots.count] + chunk * prefill_s_per_token  # StepModel.step_ms / 1000
         occupancy.append(used / capacity)
         durations.append(k * dt)
         start_t = t
         t += k * dt
         steps += k
-        pending = slots.pending_first
-        if pending.any():
-            first[slots.request[pending]] = start_t + dt
-            pending[:] = False
-        ending = slots.finish == steps
-        if ending.any():
+        if slots.pending_first:
+            first[slots.request[slots.pending_first]] = start_t + dt
+            slots.pending_first.clear()
+        if steps >= next_finish:
+            ending = np.flatnonzero(slots.finish == steps)
             ids = slots.request[ending]
             finished[ids] = t
-            emitted[ids] = output[ids]
+            for i in ids.tolist():
+                emitted[i] = output[i]
             done += len(ids)
-            for ended in np.flatnonzero(ending):
-                slots.request[ended] = -1
-                slots.finish[ended] = np.inf
-                slots.free.append(int(ended))
-            slots.count -= len(ids)
+            for ended in ending:
+                slots.remove(int(ended))
         for item, take in takes:
             item[1] -= take
             if item[1]:
@@ -210,16 +261,10 @@ def serve(requests: Requests, config: ServerConfig, step: StepModel) -> Served:
             prefilling.remove(item)
             prefill_blocks -= item[2]
             r = item[0]
-            s = slots.free.pop()
-            slots.request[s] = r
-            slots.base[s] = prompt[r] + emitted[r] - steps
-            slots.start[s] = steps
-            slots.emitted0[s] = emitted[r]
-            slots.finish[s] = steps + output[r] - emitted[r]
-            slots.order[s] = item[3]
-            slots.pending_first[s] = emitted[r] == 0
-            slots.count += 1
-    return Served(arrival, admitted, first, finished, output.astype(float), preemptions,
+            slots.add(r, prompt[r] + emitted[r], steps, output[r] - emitted[r], emitted[r],
+                      item[3])
+    return Served(arrival_s, np.asarray(admitted), first, finished,
+                  output_tokens.astype(float), preemptions,
                   rejected, np.asarray(occupancy), np.asarray(durations), steps, truncated)
 
 
@@ -239,22 +284,17 @@ def _steps_that_fit(slots: _Slots, steps: int, k: int, room: int) -> int:
     return low
 
 
-def _preempt(slots: _Slots, prefilling: list[list[int]], waiting: deque[int], emitted: Array,
-             steps: int) -> int:
+def _preempt(slots: _Slots, prefilling: list[list[int]], waiting: deque[int],
+             emitted: list[int], steps: int) -> int:
     """Preempt the most recently admitted sequence; returns the prefill blocks it freed."""
     newest_decoding = int(slots.order.max()) if slots.count else -1
     if prefilling and prefilling[-1][3] > newest_decoding:
         item = prefilling.pop()
         waiting.appendleft(item[0])
         return item[2]
-    s = int(np.argmax(np.where(slots.request >= 0, slots.order, -1)))
+    s = int(np.argmax(slots.order))
     r = int(slots.request[s])
-    emitted[r] = int(slots.emitted0[s] + steps - slots.start[s])
+    emitted[r] = slots.emitted0[s] + steps - slots.start[s]
     waiting.appendleft(r)
-    slots.request[s] = -1
-    slots.finish[s] = np.inf
-    slots.order[s] = -1
-    slots.pending_first[s] = False
-    slots.free.append(s)
-    slots.count -= 1
+    slots.remove(s)
     return 0
