@@ -25,7 +25,7 @@ from reportgen.render.cells import (
     set_widths,
 )
 from reportgen.simulate.autoscale import COLD_START_MIN, KV_SCALE_IN, KV_SCALE_OUT
-from reportgen.simulate.plan_latency import DAY_TABLE_COLUMNS, LATENCY_COLUMNS
+from reportgen.simulate.plan_latency import DAY_TABLE_COLUMNS, LATENCY_COLUMNS, MAX_LATENCY_ROWS
 from reportgen.simulate.workload import ROW_REQUESTS, SIMULATION_SEED
 
 LATENCY_NOTE = (
@@ -73,6 +73,12 @@ def write_latency(ws: Worksheet, plan: Plan) -> None:
         set_text(ws.cell(row=4, column=1), "Not simulated for this workbook.")
         return
     below = _table(ws, 4, plan.latency.table, LATENCY_COLUMNS)
+    if plan.latency.not_simulated:
+        set_text(ws.cell(row=below, column=1),
+                 f"Not simulated ({MAX_LATENCY_ROWS}-row limit, smallest fleets): "
+                 + ", ".join(plan.latency.not_simulated))
+        ws.cell(row=below, column=1).font = NOTE_FONT
+        below += 1
     set_text(ws.cell(row=below + 1, column=1), "A day of autoscaling (simulated)")
     ws.cell(row=below + 1, column=1).font = TITLE_FONT
     set_text(ws.cell(row=below + 2, column=1), DAY_NOTE)

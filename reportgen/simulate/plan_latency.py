@@ -25,6 +25,9 @@ from reportgen.xlfuncs import ceil_snapped
 if TYPE_CHECKING:
     from reportgen.plan import Plan
 
+# Budgeted rows a workbook or PDF simulates (about half a second each), largest fleets first;
+# the others are listed as not simulated.
+MAX_LATENCY_ROWS = 40
 # Per-instance rates, as multiples of the capacity, at which the KV occupancy curve the
 # occupancy policy reads is simulated (past 1 the queue fills the cache).
 OCCUPANCY_CURVE_MULTIPLES = (0.25, 0.5, 1.0, 1.5)
@@ -191,6 +194,7 @@ class LatencyUnderLoad:
     curve: pd.DataFrame
     busiest: str
     busiest_day: Day | None
+    not_simulated: tuple[str, ...] = ()  # budgeted rows past MAX_LATENCY_ROWS
 
 
 CURVE_COLUMNS = ("scenario", "load_of_capacity", "rate_rps_per_instance", "ttft_p99_ms",
@@ -228,10 +232,17 @@ def with_latency(plan: Plan) -> Plan:
     days: list[pd.DataFrame] = []
     curves: list[pd.DataFrame] = []
     busiest, busiest_day, most = "", None, -1.0
-    for i in budgeted_rows(plan.results):
-        values = row_values(plan.scenarios, plan.results, i)
-        if values.get("method") != "roofline" or not float(values["instances"]) > 0:
+    instances = plan.results["instances"].to_numpy(dtype=float)
+    methods = plan.results["method"].to_numpy()
+    candidates = [i for i in budgeted_rows(plan.results)
+                  if methods[i] == "roofline" and instances[i] > 0]
+    by_size = sorted(candidates, key=lambda i: -instances[i])
+    chosen = set(by_size[:MAX_LATENCY_ROWS])
+    skipped = tuple(str(plan.results["scenario"].iat[i]) for i in candidates if i not in chosen)
+    for i in candidates:
+        if i not in chosen:
             continue
+        values = row_values(plan.scenarios, plan.results, i)
         model = plan.tables.models.loc[values["model"]].to_dict()
         typed_knee = _number(values, "knee_rps")
         row, workload = latency_row(values, model,
@@ -251,6 +262,6 @@ def with_latency(plan: Plan) -> Plan:
         else pd.DataFrame(columns=list(DAY_TABLE_COLUMNS)),
         curve=pd.concat(curves, ignore_index=True) if curves
         else pd.DataFrame(columns=list(CURVE_COLUMNS)),
-        busiest=busiest, busiest_day=busiest_day,
+        busiest=busiest, busiest_day=busiest_day, not_simulated=skipped,
     )
     return replace(plan, latency=latency)

@@ -15,9 +15,14 @@ import numpy as np
 import pandas as pd
 
 from reportgen.engine import Tables
+from reportgen.errors import InputError
 from reportgen.simulate.knee import find_knee
 from reportgen.simulate.plan_latency import row_values, targets_of
 from reportgen.simulate.workload import workload_for
+
+# Rows with percentile targets one build simulates (each a bisection of about ten runs, a second
+# or less): past it the build stops with a message rather than run for minutes.
+MAX_KNEE_ROWS = 200
 
 
 def rows_to_size(scenarios: pd.DataFrame, results: pd.DataFrame) -> list[int]:
@@ -39,6 +44,13 @@ def simulated_knees(scenarios: pd.DataFrame, results: pd.DataFrame,
     positions = rows_to_size(scenarios, results)
     if not positions:
         return None
+    if len(positions) > MAX_KNEE_ROWS:
+        raise InputError(
+            f"{len(positions):,} rows have P99 targets (ttft_p99_ms or tpot_p99_ms) and a blank "
+            f"knee_rps; each is simulated (about a second), and a build simulates at most "
+            f"{MAX_KNEE_ROWS:,}. Nothing was written. Split the file, give those rows a "
+            "knee_rps from your load test, or state mean targets (ttft_slo_ms, tpot_slo_ms)."
+        )
     sized = scenarios.copy()
     column = list(sized.columns).index("knee_rps")
     notes: list[str] = []

@@ -20,6 +20,7 @@ from reportgen.render.latency_charts import (
     load_curves,
 )
 from reportgen.simulate.autoscale import COLD_START_MIN, KV_SCALE_IN, KV_SCALE_OUT, POLICIES
+from reportgen.simulate.plan_latency import MAX_LATENCY_ROWS
 from reportgen.simulate.workload import ROW_REQUESTS, SIMULATION_SEED
 
 
@@ -104,6 +105,14 @@ def _preemption_note(table: pd.DataFrame) -> str:
     return (f"{len(preempting)} row(s) preempt sequences at the planned load (most: "
             f"{worst['scenario']}, {format_value(worst['sim_preemptions_per_1k'], 'ratio')} "
             "per 1,000 requests, recomputed when blocks run out).")
+
+
+def _not_simulated(names: tuple[str, ...]) -> str:
+    if not names:
+        return ""
+    shown = ", ".join(names[:10]) + (f" and {len(names) - 10} more" if len(names) > 10 else "")
+    return (f" Not simulated ({len(names)} budgeted rows past the {MAX_LATENCY_ROWS}-row "
+            f"limit, smallest fleets): {shown}.")
 
 
 def _kv_note(curve: pd.DataFrame) -> str:
@@ -208,6 +217,6 @@ def latency_section(plan: Plan) -> LatencySection | None:
         day_rows=tuple(day_rows), day_chart=chart_day, day_legend=day_legend,
         day_caption=(f"Instances over the day for {latency.busiest}, the budgeted row with the "
                      "most instances, under each policy."),
-        preemption_note=_preemption_note(latency.table),
+        preemption_note=_preemption_note(latency.table) + _not_simulated(latency.not_simulated),
         kv_note=_kv_note(latency.curve),
     )
