@@ -61,3 +61,14 @@ def test_the_report_has_a_latency_section_for_budgeted_rows() -> None:
     assert {d.policy for d in section.day_rows} == {"fixed peak fleet", "KV occupancy", "QPS",
                                                     "scheduled"}
     assert section.chart.startswith("data:image/svg+xml") and section.day_chart
+
+
+def test_rows_past_the_simulation_limit_are_listed_not_dropped(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("reportgen.simulate.plan_latency.MAX_LATENCY_ROWS", 1)
+    small = {**ROW, "scenario": "small", "peak_qps": 2, "avg_qps": 1, "ttft_p99_ms": "",
+             "tpot_p99_ms": ""}
+    plan = with_latency(build_plan([ROW, small]))
+    assert plan.latency is not None
+    assert list(plan.latency.table["scenario"]) == ["chat"]
+    assert plan.latency.not_simulated == ("small",)

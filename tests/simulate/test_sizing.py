@@ -5,7 +5,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pytest
 
+from reportgen.errors import InputError
 from reportgen.simulate.knee import Targets, meets
 from reportgen.simulate.metrics import summarize
 from reportgen.simulate.plan_latency import row_values
@@ -54,3 +56,11 @@ def test_unreachable_p99_targets_say_so_and_keep_the_closed_form() -> None:
     assert row["sized_by"] == "closed form"
     assert len(plan.simulation_notes) == 1 and "'chat'" in plan.simulation_notes[0]
     assert np.isfinite(float(row["instances"])) and row["instances"] > 0
+
+
+def test_too_many_p99_rows_stop_the_build_with_a_message(monkeypatch: pytest.MonkeyPatch
+                                                         ) -> None:
+    monkeypatch.setattr("reportgen.simulate.sizing.MAX_KNEE_ROWS", 1)
+    rows = [{**CHAT, "scenario": f"chat-{k}", "ttft_p99_ms": 400} for k in range(2)]
+    with pytest.raises(InputError, match="2 rows have P99 targets"):
+        build_plan(rows)
