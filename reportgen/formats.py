@@ -69,6 +69,10 @@ FORMATS: dict[str, Format] = {
     "GiB/GPU": Format(1, "#,##0.0", " GiB"),
     # quarterly review (reportgen review)
     "USD": Format(2, '"$"#,##0.00', currency=True),
+    "USD/day": Format(0, '"$"#,##0', currency=True),
+    "instance-hours": Format(1, "#,##0.0", " instance-h"),
+    "minutes": Format(0, "#,##0", " min"),
+    "per 1k requests": Format(1, "#,##0.0", " per 1k req"),
     "USD/window": Format(0, '"$"#,##0', currency=True),
     "GPU-h": Format(0, "#,##0", " GPU-h"),
     "requests": Format(0, "#,##0", " requests"),

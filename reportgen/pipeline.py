@@ -29,6 +29,8 @@ from reportgen.outputs import staged_outputs
 from reportgen.plan import Plan, Provenance
 from reportgen.readers import read_table
 from reportgen.search import concrete, search
+from reportgen.simulate.plan_latency import with_latency
+from reportgen.simulate.sizing import simulated_knees
 from reportgen.stamp import STAMP_COLUMNS, stamped_results
 from reportgen.units import CONSTANTS
 from reportgen.validate import ValidatedInput, validate
@@ -114,6 +116,15 @@ def make_plan(checked: ValidatedInput, input_name: str, title: str = "",
     baseline = estimate(as_typed(checked.scenarios, specs, best), checked.tables)
     per_node = gpus_per_node(checked.tables.gpus)
     results = pd.concat([results, decide(results, found, baseline, per_node)], axis=1)
+    knees = simulated_knees(scenarios, results, checked.tables)
+    simulation_notes: tuple[str, ...] = ()
+    typed = checked.scenarios
+    if knees is not None:  # P99 targets: the simulated knee sizes those rows, as an input
+        scenarios, simulation_notes = knees
+        typed = typed.copy()
+        typed["knee_rps"] = scenarios["knee_rps"].to_numpy()
+        results = estimate(scenarios, checked.tables)
+        results = pd.concat([results, decide(results, found, baseline, per_node)], axis=1)
     if calibration is not None:
         from reportgen.calibration.user_rows import mark_used
 
@@ -124,13 +135,14 @@ def make_plan(checked: ValidatedInput, input_name: str, title: str = "",
         input_sha256=checked.sha256,
         generated=generated or dt.date.today(),
         version=__version__,
-        inputs_digest=inputs_digest(checked.scenarios, specs),
+        inputs_digest=inputs_digest(typed, specs),
         reference_digest=reference_digest(
             checked.tables, {name: c.value for name, c in CONSTANTS.items()}
         ),
     )
-    return Plan(scenarios, checked.tables, results, provenance, typed=checked.scenarios,
-                specs=specs, search=found, calibration=calibration)
+    return Plan(scenarios, checked.tables, results, provenance, typed=typed,
+                specs=specs, search=found, calibration=calibration,
+                simulation_notes=simulation_notes)
 
 
 def write_results_csv(results: pd.DataFrame, path: Path | TextIO) -> None:
@@ -223,6 +235,8 @@ def build(options: BuildOptions, progress: Callable[[str], None] | None = None) 
     if {"xlsx", "pdf"} & set(options.formats):
         step("weighing the levers of each plan row")
         plan = with_levers(plan)
+        step("simulating latency under load and a day of autoscaling")
+        plan = with_latency(plan)
     outputs: list[Path] = []
     with staged_outputs(options.out_dir) as stage:
         if "csv" in options.formats:
@@ -246,7 +260,7 @@ def build(options: BuildOptions, progress: Callable[[str], None] | None = None) 
                 plan, p, progress=lambda text: step(f"writing PDF report: {text}")))
             outputs.append(path)
     notes = plan.calibration.warnings() if plan.calibration is not None else ()
-    return BuildResult(plan, tuple(outputs), (*checked.warnings, *notes))
+    return BuildResult(plan, tuple(outputs), (*checked.warnings, *notes, *plan.simulation_notes))
 
 
 # --- calibration on your load test ------------------------------------------------------------

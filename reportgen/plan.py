@@ -14,6 +14,7 @@ from reportgen.search import Search
 
 if TYPE_CHECKING:
     from reportgen.calibration.user_rows import UserCalibration
+    from reportgen.simulate.plan_latency import LatencyUnderLoad
 
 
 @dataclass(frozen=True)
@@ -56,3 +57,7 @@ class Plan:
     search: Search
     levers: pd.DataFrame | None = None
     calibration: UserCalibration | None = None  # your efficiency rows, when a file gave some
+    # Latency under load of the budgeted rows and their day under each scaling policy,
+    # simulated for the reports (simulate.plan_latency.with_latency), not for a results table.
+    latency: LatencyUnderLoad | None = None
+    simulation_notes: tuple[str, ...] = ()  # rows whose P99 targets no simulated rate meets

@@ -121,6 +121,22 @@ COLUMNS: tuple[Column, ...] = (
        default="no target", minimum=0, above_minimum=True, maximum=3_600_000, group="targets"),
     _C("tpot_slo_ms", "number", "ms", "Target mean time per output token (blank: no target).",
        default="no target", minimum=0, above_minimum=True, maximum=60_000, group="targets"),
+    _C("ttft_p99_ms", "number", "ms", "Target 99th-percentile time to first token under "
+       "random arrivals; with a percentile target the instances follow from the knee, the "
+       "highest rate per instance whose simulated P99 meets it (blank: no percentile target).",
+       default="no target", minimum=0, above_minimum=True, maximum=3_600_000, group="targets"),
+    _C("tpot_p99_ms", "number", "ms", "Target 99th-percentile time per output token under "
+       "random arrivals; sized by the knee like ttft_p99_ms (blank: no percentile target).",
+       default="no target", minimum=0, above_minimum=True, maximum=60_000, group="targets"),
+    _C("arrival_cv", "number", "×", "Coefficient of variation of the gaps between arrivals "
+       "the simulator draws: 1 is Poisson, above 1 bursty, 0 evenly spaced.",
+       default="1 (Poisson)", minimum=0, maximum=10, group="targets"),
+    _C("knee_rps", "number", "req/s", "Highest request rate one instance serves "
+       "within the percentile targets; instances = ⌈peak_qps × safety ÷ knee_rps⌉ instead of "
+       "the closed form. Blank: simulated for rows with ttft_p99_ms or tpot_p99_ms (the "
+       "workbook shows the simulated value here, an input, not a formula); type your load "
+       "test's knee to use it.", default="simulated when a percentile target is given",
+       minimum=0, above_minimum=True, maximum=1_000_000, group="targets"),
     _C("max_batch", "number", "sequences", "Scheduler cap on sequences per replica "
        "(vLLM max_num_seqs).", default="MAX_BATCH (256)", minimum=1, maximum=100_000,
        integer=True, group="deployment"),

@@ -31,7 +31,9 @@ def tutorial_instance_rps(
 @quantity(
     "instances",
     'IF({method}="tutorial",ROUNDUP(ROUND({peak_qps}*{safety_factor}/{tutorial_instance_rps},9),0),'
-    "IF({in_plan_total}=1,ROUNDUP(ROUND({concurrency}/{batch}*{safety_factor},9),0),0))",
+    "IF({in_plan_total}=1,IF(ISBLANK({raw_knee_rps}),"
+    "ROUNDUP(ROUND({concurrency}/{batch}*{safety_factor},9),0),"
+    "ROUNDUP(ROUND({peak_qps}*{safety_factor}/{raw_knee_rps},9),0)),0))",
 )
 def instances(
     method: Array,
@@ -41,11 +43,17 @@ def instances(
     in_plan_total: Array,
     concurrency: Array,
     batch: Array,
+    raw_knee_rps: Array,
 ) -> Array:
-    """Model replicas: ceil(C / B* × safety) (tutorial: ceil(QPS × safety / its capacity));
-    0 when the scenario does not fit."""
+    """Model replicas: ceil(C / B* × safety), or ceil(QPS × safety / knee) when a knee of
+    percentile targets is given (tutorial: ceil(QPS × safety / its capacity)); 0 when the
+    scenario does not fit."""
     tutorial = ceil_snapped(peak_qps * safety_factor / tutorial_instance_rps)
-    roofline = np.where(in_plan_total == 1, ceil_snapped(concurrency / batch * safety_factor), 0.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        by_knee = ceil_snapped(peak_qps * safety_factor / raw_knee_rps)
+    closed = ceil_snapped(concurrency / batch * safety_factor)
+    sized = np.where(np.isnan(raw_knee_rps), closed, by_knee)
+    roofline = np.where(in_plan_total == 1, sized, 0.0)
     return np.where(method == "tutorial", tutorial, roofline)
 
 

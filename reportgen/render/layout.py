@@ -31,14 +31,15 @@ PLAN = "Plan"
 OPTIONS = "Options"
 LEVERS = "Levers"
 CURVE = "Batch curve"
+LATENCY = "Latency"
 ASSUMPTIONS = "Assumptions"
 GPUS = "GPUs"
 MODELS = "Models"
 EFFICIENCY = "Efficiency"
 METHOD = "Method"
 SHEET_ORDER: tuple[str, ...] = (
-    SUMMARY, SCENARIOS, PLAN, OPTIONS, LEVERS, CURVE, ASSUMPTIONS, GPUS, MODELS, EFFICIENCY,
-    METHOD,
+    SUMMARY, SCENARIOS, PLAN, OPTIONS, LEVERS, CURVE, LATENCY, ASSUMPTIONS, GPUS, MODELS,
+    EFFICIENCY, METHOD,
 )
 
 # Lookup prefix → (sheet holding the table, which name keys it).

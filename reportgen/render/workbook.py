@@ -32,6 +32,7 @@ from reportgen.render.input_sheets import (
     write_scenarios,
     write_table,
 )
+from reportgen.render.latency_sheet import write_latency
 from reportgen.render.levers_sheet import lever_rows, write_levers
 from reportgen.render.method_sheet import write_method
 from reportgen.render.options_sheet import option_rows, planned_reader, write_options
@@ -73,6 +74,7 @@ def build_workbook(plan: Plan) -> tuple[Workbook, dict[str, dict[str, CachedValu
     for prefix, frame in frames.items():
         write_table(sheets[lay.LOOKUP_SHEETS[prefix]], frame, str(frame.index.name or "name"))
     write_calibration(sheets[lay.EFFICIENCY], plan)
+    write_latency(sheets[lay.LATENCY], plan)
     write_method(sheets[lay.METHOD])
     wb.active = 0
     wb.properties.title = plan.provenance.title

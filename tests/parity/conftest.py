@@ -1,4 +1,4 @@
-"""The parity scenario set: small (19 rows) but reaching every bottleneck, both methods, the
+"""The parity scenario set: small (20 rows) but reaching every bottleneck, both methods, the
 three serving engines, auto and explicit TP, pipeline stages across nodes and inside one,
 MoE, MLA, fp8/fp4 (native and weight-only), precisions as shipped (mixed MXFP4 and bf16),
 every status of the choice (chosen, option, compare, no fit) with searched GPUs and
@@ -82,6 +82,10 @@ PARITY_ROWS: tuple[dict[str, object], ...] = (
     # explicit pipeline stages inside one PCIe node (the stage link is the GPU link)
     dict(scenario="pp-inside-a-node", model="Llama-3.1-70B", gpu="L40S", peak_qps=3,
          avg_prompt_tokens=800, avg_output_tokens=200, weight_dtype="fp8", tp=2, pp=2),
+    # P99 targets: sized by the simulated knee, written on Scenarios as knee_rps (an input)
+    dict(scenario="p99-8b", model="Llama-3.1-8B", gpu="H100-SXM", peak_qps=25,
+         avg_prompt_tokens=600, avg_output_tokens=200, max_prompt_tokens=2000,
+         max_output_tokens=800, tp=1, ttft_p99_ms=400, tpot_p99_ms=30),
 )
 
 

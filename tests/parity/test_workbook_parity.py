@@ -291,6 +291,7 @@ def test_parity_set_reaches_every_case(parity_plan: Plan) -> None:
         "slo_unreachable", "compute",
     }
     assert set(scenarios["engine"]) == {"vllm", "tensorrt-llm", "sglang"}
+    assert "queueing" in set(results["fleet_bottleneck"])  # a knee of P99 targets sized a row
     assert {1.0, 2.0, 4.0, 8.0} <= set(results["tp"])
     typed = parity_plan.typed
     assert typed["tp"].isna().any() and typed["tp"].notna().any()

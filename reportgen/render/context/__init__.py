@@ -29,6 +29,7 @@ from reportgen.render.context.assumptions import assumptions
 from reportgen.render.context.calibration import calibration
 from reportgen.render.context.common import BOTTLENECK_LABELS, is_tutorial
 from reportgen.render.context.decisions import decisions
+from reportgen.render.context.latency import latency_section
 from reportgen.render.context.method import formulas, pitfalls
 from reportgen.render.context.models import (
     BomRow,
@@ -136,4 +137,5 @@ def build(plan: Plan, progress: Callable[[str], None] | None = None) -> Report:
         pitfalls=pitfalls(rows),
         calibration=calibration(plan),
         inputs_digest=p.inputs_digest,
+        latency=latency_section(plan),
     )

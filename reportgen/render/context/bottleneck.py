@@ -38,7 +38,21 @@ def _next_limit(row: Row) -> tuple[str, float]:
 
 
 def size_sentence(row: Row) -> str:
-    """What sets the size of a scenario's fleet, in one sentence with its numbers."""
+    """What sets the size of a scenario's fleet, in one sentence with its numbers (two when
+    the knee of P99 targets sized it: the knee, then what limits each replica's batch)."""
+    if str(row.get("fleet_bottleneck")) == "queueing":
+        knee = (
+            f"Queueing under the P99 targets sets the fleet of {quote(str(row['scenario']))}: "
+            f"simulated with random arrivals, one {replica(row)} replica meets them up to "
+            f"{fmt(row, 'knee_rps_per_instance')} (the knee), so the plan runs "
+            f"{fmt(row, 'instances')} instances for {fmt(row, 'peak_qps')} with the safety "
+            "factor. Inside each replica: "
+        )
+        return knee + _batch_sentence(row)
+    return _batch_sentence(row)
+
+
+def _batch_sentence(row: Row) -> str:
     name = quote(str(row["scenario"]))
     b_mem = fmt(row, "batch_max_kv")
     code = str(row["bottleneck"])

@@ -30,6 +30,7 @@ BOTTLENECK_LABELS: dict[str, str] = {
     "weights_do_not_fit": "Weights do not fit",
     "slo_unreachable": "Latency target unreachable",
     "compute": "Compute ceiling (tutorial)",
+    "queueing": "Queueing at the P99 targets",
 }
 UNLIMITED = float(CONSTANTS["UNLIMITED_BATCH"].value)
 

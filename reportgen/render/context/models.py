@@ -7,6 +7,10 @@ Numbers stay numbers (:class:`Num`: a value and its unit) until a template forma
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from reportgen.render.context.latency import LatencySection
 
 # --- small value types ---------------------------------------------------------------------------
 
@@ -344,3 +348,4 @@ class Report:
     pitfalls: tuple[Pitfall, ...]
     calibration: CalibrationPage | None = None
     inputs_digest: str = ""  # digest.py: recomputable from the workbook or results CSV
+    latency: LatencySection | None = None  # simulated latency under load (context/latency.py)

@@ -155,12 +155,23 @@ def _chain(plan: Plan, row: Row) -> tuple[tuple[ChainStep, ...], str]:
         return _tutorial_chain(row, per_node)
     if not is_counted(row):
         return (), "No fleet: the scenario does not fit, so Little's Law has nothing to size."
+    if str(row.get("fleet_bottleneck")) == "queueing":  # sized by the knee of P99 targets
+        sizing: tuple[ChainStep, ...] = (
+            ChainStep("", num(row, "peak_qps"), "peak load"),
+            ChainStep("×", num(row, "safety_factor"), "safety factor", bare=True),
+            ChainStep("÷", num(row, "knee_rps_per_instance"),
+                      "per instance at the knee of the P99 targets (simulated)"),
+        )
+    else:
+        sizing = (
+            ChainStep("", num(row, "peak_qps"), "peak load"),
+            ChainStep("×", num(row, "response_time_s"), "response time at the operating batch"),
+            ChainStep("=", num(row, "concurrency"), "requests in flight (Little's Law)"),
+            ChainStep("÷", num(row, "batch"), "sequences per instance (operating batch B*)"),
+            ChainStep("×", num(row, "safety_factor"), "safety factor", bare=True),
+        )
     steps = (
-        ChainStep("", num(row, "peak_qps"), "peak load"),
-        ChainStep("×", num(row, "response_time_s"), "response time at the operating batch"),
-        ChainStep("=", num(row, "concurrency"), "requests in flight (Little's Law)"),
-        ChainStep("÷", num(row, "batch"), "sequences per instance (operating batch B*)"),
-        ChainStep("×", num(row, "safety_factor"), "safety factor", bare=True),
+        *sizing,
         ChainStep("=", num(row, "instances"), "instances, rounded up"),
         ChainStep("×", num(row, "gpus_per_instance"),
                   "GPUs per instance (tensor parallelism × pipeline stages)"
@@ -225,8 +236,9 @@ def section(plan: Plan, index: int, row: Row, sweep: pd.DataFrame | None) -> Sce
         timing=_timing(row),
         chain=chain,
         chain_caption=chain_caption,
-        bottleneck=str(row["bottleneck"]),
-        bottleneck_label=bottleneck_label(row),
+        bottleneck=str(row.get("fleet_bottleneck") or row["bottleneck"]),
+        bottleneck_label=bottleneck_label({"bottleneck": row.get("fleet_bottleneck")
+                                           or row["bottleneck"]}),
         bottleneck_sentence=bottleneck.bottleneck_sentence(row),
         regime_sentence=bottleneck.regime_sentence(row),
         limits=bottleneck.limits(row),
