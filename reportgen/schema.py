@@ -130,6 +130,13 @@ COLUMNS: tuple[Column, ...] = (
        default="catalog price of the GPU", minimum=0, maximum=1000, group="cost"),
     _C("safety_factor", "number", "×", "Head-room multiplier on instances.",
        default="SAFETY_FACTOR (1.4)", minimum=1, maximum=10, group="cost"),
+    _C("min_replicas", "number", "replicas", "Fewest replicas kept running whatever the "
+       "traffic, so one can fail or be upgraded without an outage.",
+       default="2 for plan rows, 1 for compare rows", minimum=1, maximum=100_000, integer=True,
+       group="cost"),
+    _C("spare_replicas", "number", "replicas", "Replicas added above what traffic needs (1 = "
+       "N+1), kept apart from the safety factor.", default="0", minimum=0, maximum=100_000,
+       integer=True, group="cost"),
     _C("mfu_prefill", "number", "fraction", "Share of peak tensor throughput reached in prefill.",
        default="calibrated for the GPU family and precision", minimum=0, above_minimum=True,
        maximum=1, group="efficiency"),

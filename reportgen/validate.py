@@ -66,8 +66,11 @@ _CUSTOM_GPU_DEFAULTS: dict[str, object] = {
     "internode_latency_us": 30.0,
     "internode_source": "assumption for a GPU defined by override columns: 200 Gb/s per GPU "
                         "(NVIDIA's PCIe-optimized 2-8-5 servers), 30 us per send",
-    "price_per_gpu_hour": 0.0,
+    "price_basis": "as typed", "price_unit": "gpu_hour", "price_usd": 0.0,
+    "price_unit_gpus": 1.0, "price_per_gpu_hour": 0.0, "price_currency": "USD",
+    "price_region": "", "price_provider": "", "price_sku": "", "price_term_months": 0.0,
     "price_source": "scenario file (gpu_hour_price)", "price_date": "",
+    "price_status": "as typed",
     "source": "scenario file overrides", "source_date": "", "aliases": "",
     "notes": "defined by the scenario's override columns",
 }
@@ -789,6 +792,7 @@ def _resolve_gpus(scenarios: pd.DataFrame, specs: pd.DataFrame, rows: list[int],
                         "memory_gib": given["gpu_memory_gib"],
                         "bandwidth_tbps": given["gpu_bandwidth_tbps"],
                         "bf16_tflops": given["gpu_tflops"], "price_per_gpu_hour": price,
+                        "price_usd": price,
                     })
                     name = written
                 except CatalogError as bad:

@@ -50,13 +50,17 @@ _COST = (
     "((ROUND({monthly_cost[]},2)<ROUND({monthly_cost},2))"
     f"+(ROUND({{monthly_cost[]}},2)=ROUND({{monthly_cost}},2))*{_GPUS})"
 )
-_AMONG_EQUALS = f"({{in_plan_total}}*{_COST}+(1-{{in_plan_total}})*{_EARLIER})"
+# An option competes on cost when it meets its targets and has a price (search.py: feasible
+# and priced).
+_OK = "({in_plan_total}*{priced})"
+_OK_ALL = "({in_plan_total[]}*{priced[]})"
+_AMONG_EQUALS = f"({_OK}*{_COST}+(1-{_OK})*{_EARLIER})"
 _PREFERENCE = (
     f"(({{preference[]}}<{{preference}})+({{preference[]}}={{preference}})*{_AMONG_EQUALS})"
 )
 _BEATS = (
-    f"(({{in_plan_total[]}}>{{in_plan_total}})"
-    f"+({{in_plan_total[]}}={{in_plan_total}})*{_PREFERENCE})"
+    f"(({_OK_ALL}>{_OK})"
+    f"+({_OK_ALL}={_OK})*{_PREFERENCE})"
 )
 # 1 + how many options of the same row beat this one (search.py's ranking, as a formula).
 RANK_XL = f"1+SUMPRODUCT(({{option_of[]}}={{option_of}})*{_BEATS})"

@@ -79,6 +79,9 @@ class Summary:
     total_gpus: Num
     total_monthly_cost: Num
     findings: tuple[str, ...]
+    scope_sentence: str = ""  # what the total includes and excludes
+    pricing_sentence: str = ""  # basis, region and date of each price used
+    redundancy_sentence: str = ""  # what availability and whole-instance billing add
 
 
 # --- per scenario --------------------------------------------------------------------------------
@@ -177,6 +180,10 @@ class BomRow:
     monthly_cost: Num
     annual_cost: Num
     scenarios: str
+    basis: str = ""  # price basis (on_demand ...), region and instance type / SKU, in words
+    unit: str = ""  # what is billed: "GPU-hours" or "<sku> instance-hours"
+    billed_units: Num = Num("", "text")
+    billed_gpus: Num = Num("", "text")
 
 
 @dataclass(frozen=True)
@@ -187,6 +194,11 @@ class PriceRow:
     price: Num
     source: str
     date: str
+    basis: str = ""
+    unit: str = ""
+    region: str = ""
+    sku: str = ""
+    status: str = ""
 
 
 @dataclass(frozen=True)

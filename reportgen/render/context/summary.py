@@ -26,6 +26,11 @@ from reportgen.render.context.common import (
     status_text,
     sum_of,
 )
+from reportgen.render.context.costing import (
+    pricing_sentence,
+    redundancy_sentence,
+    scope_sentence,
+)
 from reportgen.render.context.models import Headline, Num, Summary, SummaryRow
 
 SUMMARY_ROWS = 10  # rows of the executive summary's table that still fit its one page
@@ -237,4 +242,7 @@ def summary(plan: Plan, rows: Sequence[Row], matches: Mapping[int, int]) -> Summ
         total_gpus=headlines[0].value,
         total_monthly_cost=headlines[2].value,
         findings=findings(rows, matches),
+        scope_sentence=scope_sentence(counted),
+        pricing_sentence=pricing_sentence(counted),
+        redundancy_sentence=redundancy_sentence(counted),
     )
