@@ -26,6 +26,7 @@ from reportgen.quantities import REGISTRY, Quantity, input_kind
 from reportgen.quantities.registry import KEYS_PREFIX, RAW_PREFIX
 
 SUMMARY = "Summary"
+BOM = "BOM"
 SCENARIOS = "Scenarios"
 PLAN = "Plan"
 OPTIONS = "Options"
@@ -37,7 +38,7 @@ MODELS = "Models"
 EFFICIENCY = "Efficiency"
 METHOD = "Method"
 SHEET_ORDER: tuple[str, ...] = (
-    SUMMARY, SCENARIOS, PLAN, OPTIONS, LEVERS, CURVE, ASSUMPTIONS, GPUS, MODELS, EFFICIENCY,
+    SUMMARY, BOM, SCENARIOS, PLAN, OPTIONS, LEVERS, CURVE, ASSUMPTIONS, GPUS, MODELS, EFFICIENCY,
     METHOD,
 )
 

@@ -1,7 +1,8 @@
 """The budget workbook: the plan as live Excel formulas generated from the quantity registry.
 
 Sheets, in order: Summary (provenance, totals, per-scenario lines and a bar chart, all formulas
-over Plan), Scenarios (the inputs, editable), Plan (one formula per quantity and scenario),
+over Plan), BOM (the bill of materials per GPU and price basis, sums over Plan), Scenarios (the
+inputs, editable), Plan (one formula per quantity and scenario),
 Options (the best configurations of every row that searches, ranked live; Plan reads rank 1),
 Levers (each budgeted row with one change applied, live, with its difference to the plan),
 Batch curve (a scenario's latency and throughput against the batch, with a line chart),
@@ -24,6 +25,7 @@ from reportgen.engine import RESULT_COLUMNS
 from reportgen.levers import with_levers
 from reportgen.plan import Plan
 from reportgen.render import layout as lay
+from reportgen.render.bom_sheet import write_bom
 from reportgen.render.calibration_sheet import write_calibration
 from reportgen.render.curve_sheet import write_curve
 from reportgen.render.input_sheets import (
@@ -67,6 +69,7 @@ def build_workbook(plan: Plan) -> tuple[Workbook, dict[str, dict[str, CachedValu
         lay.OPTIONS: write_options(sheets[lay.OPTIONS], layout, plan, options),
         lay.LEVERS: write_levers(sheets[lay.LEVERS], layout, plan, lever_rows(plan)),
         lay.SUMMARY: write_summary(sheets[lay.SUMMARY], layout, plan.results, plan.provenance),
+        lay.BOM: write_bom(sheets[lay.BOM], layout, plan.results),
         lay.CURVE: write_curve(sheets[lay.CURVE], layout, plan.scenarios, plan.tables),
     }
     write_assumptions(sheets[lay.ASSUMPTIONS], wb)
