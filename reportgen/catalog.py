@@ -390,10 +390,16 @@ def _load_shipped() -> Catalogs:
     return Catalogs(gpus=gpus, models=models)
 
 
-def load_catalogs() -> Catalogs:
-    """Return the shipped, validated catalogs (files read once; each call gets fresh copies)."""
+def load_catalogs(as_of: dt.date | None = None) -> Catalogs:
+    """Return the shipped, validated catalogs (files read once; each call gets fresh copies),
+    GPUs priced from the shipped price book on demand, staleness judged at ``as_of`` (default
+    today)."""
     shipped = _load_shipped()
-    return Catalogs(gpus=shipped.gpus.copy(), models=shipped.models.copy())
+    catalogs = Catalogs(gpus=shipped.gpus.copy(), models=shipped.models.copy())
+    if as_of is None:
+        return catalogs
+    book = shipped_price_book(lambda name: _resolve(catalogs.gpus, name, "gpu", normalise_gpu))
+    return catalogs.with_prices(book, DEFAULT_BASIS, as_of)
 
 
 def resolve_gpu(catalogs: Catalogs, name: str) -> str:

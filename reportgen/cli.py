@@ -86,10 +86,13 @@ def app() -> None:
               type=click.Choice(["on_demand", "reserved_1y", "reserved_3y", "spot",
                                  "capacity_block"]),
               help="Which prices of the price book the plan is costed at.")
+@click.option("--profile", "profile", type=click.Path(path_type=Path),
+              help="Daily demand profiles (CSV/XLSX: profile, hour 0-23, weight; a profile "
+                   "named like a workload applies to it).")
 @click.option("--debug", is_flag=True, help="Show tracebacks.")
 def build(input_path: Path | None, out_dir: Path, title: str, formats: tuple[str, ...],
           efficiency: Path | None, generated: dt.datetime | None, prices: Path | None,
-          price_basis: str, debug: bool) -> None:
+          price_basis: str, profile: Path | None, debug: bool) -> None:
     """Build the results CSV, workbook and PDF from INPUT (default inputs/scenarios.csv)."""
     from reportgen.pipeline import FORMATS, BuildOptions
     from reportgen.pipeline import build as run_build
@@ -97,7 +100,7 @@ def build(input_path: Path | None, out_dir: Path, title: str, formats: tuple[str
 
     options = BuildOptions(input_path or DEFAULT_INPUT, out_dir, title, formats or FORMATS,
                            generated.date() if generated else None, efficiency=efficiency,
-                           prices=prices, price_basis=price_basis)
+                           prices=prices, price_basis=price_basis, profile=profile)
 
     def action() -> None:
         with progress_reporter() as step:

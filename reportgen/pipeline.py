@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from reportgen.calibration.loadtest_fit import StackFit
     from reportgen.calibration.user_rows import UserCalibration
     from reportgen.catalog import Catalogs
+    from reportgen.finance.prices import PriceBook
 
 FORMATS = ("csv", "xlsx", "pdf")
 __all__ = ["OUTPUT_COLUMNS", "BuildOptions", "BuildResult", "CalibrateOptions", "CalibrateResult",
@@ -56,6 +57,7 @@ class BuildOptions:
     efficiency: Path | None = None  # your efficiency rows (reportgen calibrate writes them)
     prices: Path | None = None  # your price book (CSV/XLSX); default: the shipped one
     price_basis: str = "on_demand"  # which basis of the price book the plan is costed at
+    profile: Path | None = None  # daily demand profiles (CSV/XLSX: profile, hour, weight)
 
 
 @dataclass(frozen=True)
@@ -73,14 +75,16 @@ def load(path: Path, catalogs: Catalogs | None = None) -> ValidatedInput:
 
 
 def priced_catalogs(path: Path, prices: Path | None = None, basis: str = "on_demand",
-                    as_of: dt.date | None = None) -> tuple[Catalogs, tuple[str, ...]]:
+                    as_of: dt.date | None = None
+                    ) -> tuple[Catalogs, PriceBook, tuple[str, ...]]:
     """The catalogs with GPUs priced at ``basis`` from ``prices`` (CSV/XLSX), else the scenario
-    workbook's Prices sheet, else the shipped price book; and notes for the user."""
+    workbook's Prices sheet, else the shipped price book; the book; and notes for the user."""
     from reportgen.catalog import load_catalogs, resolve_gpu
     from reportgen.finance.prices import (
         PRICES_SHEET,
         read_price_book,
         scenario_workbook_prices,
+        shipped_price_book,
     )
 
     catalogs = load_catalogs()
@@ -98,12 +102,10 @@ def priced_catalogs(path: Path, prices: Path | None = None, basis: str = "on_dem
         notes = (f"{path}: its {PRICES_SHEET} sheet was not used; --prices {prices} was given "
                  "instead.",)
     if book is None:
-        if basis == "on_demand" and as_of is None:
-            return catalogs, notes
-        from reportgen.finance.prices import shipped_price_book
-
         book = shipped_price_book(resolve)
-    return catalogs.with_prices(book, basis, when), notes
+        if basis == "on_demand" and as_of is None:  # the catalogs are priced so already
+            return catalogs, book, notes
+    return catalogs.with_prices(book, basis, when), book, notes
 
 
 def load_with_efficiency(path: Path, efficiency: Path | None = None,
@@ -122,8 +124,9 @@ def load_with_efficiency(path: Path, efficiency: Path | None = None,
     )
     from reportgen.calibration.user_rows import apply
 
-    catalogs, price_notes = priced_catalogs(path, prices, price_basis, as_of)
-    checked = load(path, catalogs)
+    table = read_table(path)  # an unreadable scenario file is reported before any price sheet
+    catalogs, book, price_notes = priced_catalogs(path, prices, price_basis, as_of)
+    checked = replace(validate(table, catalogs, base_dir=path.parent), prices=book)
     if price_notes:
         checked = replace(checked, warnings=(*checked.warnings, *price_notes))
     user: UserEfficiency | None = None
@@ -143,7 +146,8 @@ def load_with_efficiency(path: Path, efficiency: Path | None = None,
 
 def make_plan(checked: ValidatedInput, input_name: str, title: str = "",
               generated: dt.date | None = None,
-              calibration: UserCalibration | None = None) -> Plan:
+              calibration: UserCalibration | None = None,
+              profiles: Mapping[str, np.ndarray] | None = None) -> Plan:
     """Search each row's configurations, choose what is budgeted, and stamp the provenance."""
     specs = pd.DataFrame(index=checked.scenarios.index) if checked.specs is None else checked.specs
     found = search(checked.scenarios, specs, checked.tables)
@@ -169,7 +173,8 @@ def make_plan(checked: ValidatedInput, input_name: str, title: str = "",
         ),
     )
     return Plan(scenarios, checked.tables, results, provenance, typed=checked.scenarios,
-                specs=specs, search=found, calibration=calibration)
+                specs=specs, search=found, calibration=calibration, prices=checked.prices,
+                profiles=profiles)
 
 
 def write_results_csv(results: pd.DataFrame, path: Path | TextIO) -> None:
@@ -259,8 +264,13 @@ def build(options: BuildOptions, progress: Callable[[str], None] | None = None) 
     refuse_overwriting_inputs({fmt: options.out_dir / names[fmt] for fmt in options.formats},
                               checked.inputs)
     _check_size(checked, options.input_path.name, options.formats)
+    profiles = None
+    if options.profile is not None:
+        from reportgen.finance.demand import read_profiles
+
+        profiles = read_profiles(options.profile)
     plan = make_plan(checked, options.input_path.name, options.title, options.generated,
-                     calibration)
+                     calibration, profiles)
     if {"xlsx", "pdf"} & set(options.formats):
         step("weighing the levers of each plan row")
         plan = with_levers(plan)

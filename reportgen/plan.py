@@ -13,7 +13,12 @@ from reportgen.engine import Tables
 from reportgen.search import Search
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    import numpy as np
+
     from reportgen.calibration.user_rows import UserCalibration
+    from reportgen.finance.prices import PriceBook
 
 
 @dataclass(frozen=True)
@@ -56,3 +61,5 @@ class Plan:
     search: Search
     levers: pd.DataFrame | None = None
     calibration: UserCalibration | None = None  # your efficiency rows, when a file gave some
+    prices: PriceBook | None = None  # the price book the GPUs were priced from
+    profiles: Mapping[str, np.ndarray] | None = None  # daily demand profiles by workload

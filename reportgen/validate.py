@@ -34,6 +34,7 @@ from reportgen.catalog import (
 from reportgen.efficiency import load_efficiency
 from reportgen.engine import Tables
 from reportgen.errors import CatalogError, Issue, ScenarioFileError, ScenarioValidationError
+from reportgen.finance.prices import PriceBook
 from reportgen.header_map import map_header
 from reportgen.inputfiles import InputFile
 from reportgen.readers import Grid, RawTable, _FormulaWithoutValue
@@ -94,6 +95,7 @@ class ValidatedInput:
     warnings: tuple[str, ...] = ()
     specs: pd.DataFrame | None = None
     inputs: tuple[InputFile, ...] = ()  # every file read: the scenario file, config.json files
+    prices: PriceBook | None = None  # the price book the GPUs were priced from (None: shipped)
 
 
 @dataclass

@@ -20,7 +20,7 @@ def _typed(raw: Array) -> Array:
     return ~np.isnan(raw)
 
 
-@quantity("text", 'IF(ISBLANK({raw_gpu_hour_price}),{gpu__price_basis},"as typed")',
+@quantity("text", 'IF(ISBLANK({raw_gpu_hour_price}),{gpu__price_basis}&"","as typed")',
           kind="text")
 def price_basis(raw_gpu_hour_price: Array, gpu__price_basis: Array) -> Array:
     """Basis of the price used (on_demand, reserved_1y, reserved_3y, spot, capacity_block), or
@@ -28,7 +28,7 @@ def price_basis(raw_gpu_hour_price: Array, gpu__price_basis: Array) -> Array:
     return np.where(_typed(raw_gpu_hour_price), "as typed", gpu__price_basis).astype(object)
 
 
-@quantity("text", 'IF(ISBLANK({raw_gpu_hour_price}),{gpu__price_status},"as typed")',
+@quantity("text", 'IF(ISBLANK({raw_gpu_hour_price}),{gpu__price_status}&"","as typed")',
           kind="text")
 def price_status(raw_gpu_hour_price: Array, gpu__price_status: Array) -> Array:
     """current, stale (quoted more than 12 months before the plan), undated, no_price (the
@@ -36,19 +36,19 @@ def price_status(raw_gpu_hour_price: Array, gpu__price_status: Array) -> Array:
     return np.where(_typed(raw_gpu_hour_price), "as typed", gpu__price_status).astype(object)
 
 
-@quantity("text", 'IF(ISBLANK({raw_gpu_hour_price}),{gpu__price_region},"")', kind="text")
+@quantity("text", 'IF(ISBLANK({raw_gpu_hour_price}),{gpu__price_region}&"","")', kind="text")
 def price_region(raw_gpu_hour_price: Array, gpu__price_region: Array) -> Array:
     """Region the price was quoted for (blank: the provider quotes one global price)."""
     return np.where(_typed(raw_gpu_hour_price), "", gpu__price_region).astype(object)
 
 
-@quantity("text", 'IF(ISBLANK({raw_gpu_hour_price}),{gpu__price_date},"")', kind="text")
+@quantity("text", 'IF(ISBLANK({raw_gpu_hour_price}),{gpu__price_date}&"","")', kind="text")
 def price_date(raw_gpu_hour_price: Array, gpu__price_date: Array) -> Array:
     """Date the price was quoted (YYYY-MM-DD or YYYY-MM; blank: undated or typed)."""
     return np.where(_typed(raw_gpu_hour_price), "", gpu__price_date).astype(object)
 
 
-@quantity("text", 'IF(ISBLANK({raw_gpu_hour_price}),{gpu__price_sku},"")', kind="text")
+@quantity("text", 'IF(ISBLANK({raw_gpu_hour_price}),{gpu__price_sku}&"","")', kind="text")
 def price_sku(raw_gpu_hour_price: Array, gpu__price_sku: Array) -> Array:
     """Instance type or server SKU the price is for (p5.48xlarge ...)."""
     return np.where(_typed(raw_gpu_hour_price), "", gpu__price_sku).astype(object)
@@ -61,7 +61,7 @@ def priced(price_status: Array) -> Array:
     return (price_status != "no_price").astype(float)
 
 
-@quantity("text", 'IF(ISBLANK({raw_gpu_hour_price}),{gpu__price_unit},"gpu_hour")', kind="text")
+@quantity("text", 'IF(ISBLANK({raw_gpu_hour_price}),{gpu__price_unit}&"","gpu_hour")', kind="text")
 def price_unit(raw_gpu_hour_price: Array, gpu__price_unit: Array) -> Array:
     """Unit the price is quoted in: gpu_hour (one GPU) or node_hour (one instance of
     billed_unit_gpus GPUs, billed whole)."""

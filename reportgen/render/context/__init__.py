@@ -50,6 +50,7 @@ from reportgen.render.context.models import (
     Table,
     TutorialComparison,
 )
+from reportgen.render.context.outlook import outlook
 from reportgen.render.context.procurement import procurement
 from reportgen.render.context.summary import SUMMARY_ROWS, summary
 from reportgen.render.context.sweeps import sweeps
@@ -126,4 +127,5 @@ def build(plan: Plan) -> Report:
         pitfalls=pitfalls(rows),
         calibration=calibration(plan),
         inputs_digest=p.inputs_digest,
+        outlook=outlook(plan),
     )

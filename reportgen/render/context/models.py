@@ -7,6 +7,10 @@ Numbers stay numbers (:class:`Num`: a value and its unit) until a template forma
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from reportgen.render.context.outlook import Outlook
 
 # --- small value types ---------------------------------------------------------------------------
 
@@ -356,3 +360,4 @@ class Report:
     pitfalls: tuple[Pitfall, ...]
     calibration: CalibrationPage | None = None
     inputs_digest: str = ""  # digest.py: recomputable from the workbook or results CSV
+    outlook: Outlook | None = None  # demand over time (render/context/outlook.py)

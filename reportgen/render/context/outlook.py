@@ -1,0 +1,85 @@
+"""The PDF's "Demand over time" page: peak-sized against autoscaled cost per budgeted row, the
+cheapest reserved-plus-on-demand mix, and the quarterly ramp."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from reportgen.finance.outlook import day_fleet, quarterly
+from reportgen.plan import Plan
+from reportgen.render.context.common import fmt_value
+from reportgen.render.context.models import Num
+
+
+@dataclass(frozen=True)
+class DayRow:
+    """One budgeted row over a day."""
+
+    scenario: str
+    gpu: str
+    shape: str
+    peak_hours: Num
+    autoscaled_hours: Num
+    peak_cost: Num
+    autoscaled_cost: Num
+    mix_cost: Num
+    mix_note: str
+
+
+@dataclass(frozen=True)
+class QuarterRow:
+    """The budgeted fleet in one quarter."""
+
+    quarter: str
+    gpus: Num
+    nodes: Num
+    monthly_cost: Num
+    quarter_cost: Num
+
+
+@dataclass(frozen=True)
+class Outlook:
+    """The demand-over-time page and its one-sentence summary."""
+
+    rows: tuple[DayRow, ...]
+    total: DayRow
+    quarters: tuple[QuarterRow, ...]
+    sentence: str
+
+
+def _money(value: float) -> Num:
+    return Num(value if math.isfinite(value) else None, "USD/month")
+
+
+def outlook(plan: Plan) -> Outlook:
+    """The page for a plan (budgeted rows only)."""
+    day = day_fleet(plan.results, plan.prices, plan.profiles)
+    rows = tuple(DayRow(
+        scenario=str(r["scenario"]), gpu=str(r["gpu"]), shape=str(r["shape"]),
+        peak_hours=Num(r["peak_replica_hours_per_day"], "count"),
+        autoscaled_hours=Num(r["autoscaled_replica_hours_per_day"], "count"),
+        peak_cost=_money(r["peak_monthly_cost"]),
+        autoscaled_cost=_money(r["autoscaled_monthly_cost"]),
+        mix_cost=_money(r["mix_monthly_cost"]), mix_note=str(r["mix_note"]),
+    ) for _, r in day.iterrows())
+    peak = float(day["peak_monthly_cost"].sum())
+    scaled = float(day["autoscaled_monthly_cost"].sum())
+    # the mix where a reserved price exists, else the row's peak-sized on-demand cost
+    mixed = float(day["mix_monthly_cost"].fillna(day["peak_monthly_cost"]).sum())
+    total = DayRow("Total", "", "", Num(float(day["peak_replica_hours_per_day"].sum()), "count"),
+                   Num(float(day["autoscaled_replica_hours_per_day"].sum()), "count"),
+                   _money(peak), _money(scaled), _money(mixed), "")
+    quarters = tuple(QuarterRow(str(q["quarter"]), Num(q["gpus"], "GPUs"),
+                                Num(q["nodes"], "nodes"), _money(q["monthly_cost"]),
+                                Num(q["quarter_cost"], "USD/quarter")) for _, q in
+                     quarterly(plan.results, plan.provenance.generated).iterrows())
+    sentence = ""
+    if peak > 0:
+        sentence = (
+            f"Sized for peak, the plan costs {fmt_value(peak, 'USD/month')} a month; a fleet "
+            f"that follows each day's traffic would cost {fmt_value(scaled, 'USD/month')} "
+            f"({fmt_value(1 - scaled / peak, 'fraction')} less, before start-up delays), and "
+            f"reserving each peak fleet's cheapest baseline (1-year, where the price book has a "
+            f"price) with on-demand burst {fmt_value(mixed, 'USD/month')}.")
+    return Outlook(rows, total, quarters, sentence)
