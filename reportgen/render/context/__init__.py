@@ -52,6 +52,7 @@ from reportgen.render.context.models import (
 )
 from reportgen.render.context.outlook import outlook
 from reportgen.render.context.procurement import procurement
+from reportgen.render.context.sensitivity import sensitivity
 from reportgen.render.context.summary import SUMMARY_ROWS, summary
 from reportgen.render.context.sweeps import sweeps
 
@@ -128,4 +129,5 @@ def build(plan: Plan) -> Report:
         calibration=calibration(plan),
         inputs_digest=p.inputs_digest,
         outlook=outlook(plan),
+        tornado=sensitivity(plan),
     )

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from reportgen.render.context.outlook import Outlook
+    from reportgen.render.context.sensitivity import Tornado
 
 # --- small value types ---------------------------------------------------------------------------
 
@@ -361,3 +362,4 @@ class Report:
     calibration: CalibrationPage | None = None
     inputs_digest: str = ""  # digest.py: recomputable from the workbook or results CSV
     outlook: Outlook | None = None  # demand over time (render/context/outlook.py)
+    tornado: Tornado | None = None  # the summary's sensitivity (render/context/sensitivity.py)

@@ -33,7 +33,7 @@ from reportgen.render.context.costing import (
 )
 from reportgen.render.context.models import Headline, Num, Summary, SummaryRow
 
-SUMMARY_ROWS = 10  # rows of the executive summary's table that still fit its one page
+SUMMARY_ROWS = 6  # rows of the summary's table that still fit its one page beside the tornado
 _INFEASIBLE = ("weights_do_not_fit", "slo_unreachable")
 
 
