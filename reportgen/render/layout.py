@@ -27,6 +27,7 @@ from reportgen.quantities.registry import KEYS_PREFIX, RAW_PREFIX
 
 SUMMARY = "Summary"
 BOM = "BOM"
+SENSITIVITY = "Sensitivity"
 SCENARIOS = "Scenarios"
 PLAN = "Plan"
 OPTIONS = "Options"
@@ -38,8 +39,8 @@ MODELS = "Models"
 EFFICIENCY = "Efficiency"
 METHOD = "Method"
 SHEET_ORDER: tuple[str, ...] = (
-    SUMMARY, BOM, SCENARIOS, PLAN, OPTIONS, LEVERS, CURVE, ASSUMPTIONS, GPUS, MODELS, EFFICIENCY,
-    METHOD,
+    SUMMARY, BOM, SENSITIVITY, SCENARIOS, PLAN, OPTIONS, LEVERS, CURVE, ASSUMPTIONS, GPUS,
+    MODELS, EFFICIENCY, METHOD,
 )
 
 # Lookup prefix → (sheet holding the table, which name keys it).

@@ -57,3 +57,11 @@ def test_bom_summary_scenarios_and_recalculated_workbook_agree(tmp_path: Path) -
         col = chr(ord("A") + first_sum_col + j)
         expected = float(counted[name].sum())
         assert bom_sheet[f"{col}{total_row}"] == pytest.approx(expected, rel=1e-9), name
+    # the tornado's live lines recalculate from the same totals
+    tornado = values["Sensitivity"]
+    rows = {tornado[f"A{r}"]: r for r in range(FIRST_ROW, FIRST_ROW + 10) if tornado.get(f"A{r}")}
+    price = rows["price"]
+    assert tornado[f"D{price}"] == pytest.approx(0.8 * scenario_sums["monthly_cost"], rel=1e-9)
+    assert tornado[f"E{price}"] == pytest.approx(1.2 * scenario_sums["monthly_cost"], rel=1e-9)
+    band = rows["efficiency (calibration band)"]
+    assert tornado[f"D{band}"] == pytest.approx(float(counted["monthly_cost_low"].sum()))
