@@ -188,8 +188,9 @@ def _summary_row(i: int, r: Row) -> SummaryRow:
         model=str(r["model"]),
         gpu=str(r["gpu"]) if float(r["pp"]) <= 1 else f"{replica(r)} per replica",
         gpus=num(r, "gpus"),
-        monthly_cost=num(r, "monthly_cost"),
-        cost_per_million=num(r, "cost_per_million_output_tokens"),
+        monthly_cost=num(r, "monthly_cost") if r["priced"] == 1 else Num("no price", "text"),
+        cost_per_million=(num(r, "cost_per_million_output_tokens") if r["priced"] == 1
+                          else Num("no price", "text")),
         bottleneck=str(r["bottleneck"]),
         bottleneck_label=bottleneck_label(r),
         counted=is_counted(r),
