@@ -152,3 +152,15 @@ def test_a_row_without_a_price_reads_no_price_on_every_page() -> None:
     assert "1 without a price" in status_line(plan.results)
     assert any(n.scenario == "nvl" and n.status == "without a price"
                for n in report.decisions.excluded)
+
+
+def test_the_scenario_page_shows_the_availability_step_and_the_bill() -> None:
+    from reportgen.render.context import build as report_context
+
+    plan = build_plan([base_row(gpu="H100", peak_qps=0.5, tp=8, tpot_slo_ms="",
+                                ttft_slo_ms="")])
+    section = report_context(plan).scenarios[0]
+    labels = [step.label for step in section.chain]
+    assert "for availability (min_replicas, spare_replicas)" in labels
+    assert section.chain_caption.startswith(
+        "Billed as 2 p5.48xlarge instances (16 GPUs) at $98.320 per instance-hour")
