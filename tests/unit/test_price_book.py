@@ -164,3 +164,25 @@ def test_the_scenario_page_shows_the_availability_step_and_the_bill() -> None:
     assert "for availability (min_replicas, spare_replicas)" in labels
     assert section.chain_caption.startswith(
         "Billed as 2 p5.48xlarge instances (16 GPUs) at $98.320 per instance-hour")
+
+
+def test_a_prices_sheet_in_the_scenario_workbook_is_used(tmp_path: Path) -> None:
+    import openpyxl
+
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    assert ws is not None
+    ws.title = "Scenarios"
+    ws.append(["scenario", "model", "gpu", "peak_qps", "avg_prompt_tokens", "avg_output_tokens",
+               "tp"])
+    ws.append(["s", "Llama-3.1-70B", "H200", 6, 1500, 800, 4])
+    prices = wb.create_sheet("Prices")
+    prices.append(["gpu", "basis", "unit", "price", "currency", "source", "date"])
+    prices.append(["H200", "on_demand", "gpu_hour", 3.0, "USD", "https://example.test/q",
+                   "2026-10-01"])
+    path = tmp_path / "plan.xlsx"
+    wb.save(path)
+    checked, _ = load_with_efficiency(path, as_of=GENERATED)
+    r = make_plan(checked, path.name, generated=GENERATED).results.iloc[0]
+    assert r["price_per_unit"] == 3.0 and r["price_status"] == "current"
+    assert r["monthly_cost"] == pytest.approx(r["gpus"] * 3.0 * 730)
