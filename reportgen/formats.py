@@ -66,6 +66,7 @@ FORMATS: dict[str, Format] = {
     "USD/month": Format(0, '"$"#,##0', currency=True),
     "USD/year": Format(0, '"$"#,##0', currency=True),
     "USD/quarter": Format(0, '"$"#,##0', currency=True),
+    "USD one-off": Format(0, '"$"#,##0', currency=True),
     "USD/1M tokens": Format(3, '"$"#,##0.000', currency=True),
     "h/month": _INT,
     "months/year": _INT,

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from reportgen.finance.buy_rent import OwnershipTerms, buy_or_rent
 from reportgen.finance.outlook import day_fleet, quarterly
 from reportgen.plan import Plan
 from reportgen.render.context.common import fmt_value
@@ -39,6 +40,23 @@ class QuarterRow:
 
 
 @dataclass(frozen=True)
+class BuyRow:
+    """Owning one GPU type's servers against renting them."""
+
+    gpu: str
+    nodes: Num
+    capex: Num
+    sku: str
+    price_date: str
+    depreciation: Num
+    power: Num
+    own: Num
+    rent: Num
+    break_even: Num
+    note: str
+
+
+@dataclass(frozen=True)
 class Outlook:
     """The demand-over-time page and its one-sentence summary."""
 
@@ -46,6 +64,8 @@ class Outlook:
     total: DayRow
     quarters: tuple[QuarterRow, ...]
     sentence: str
+    buy: tuple[BuyRow, ...] = ()
+    terms: str = ""
 
 
 def _money(value: float) -> Num:
@@ -82,4 +102,21 @@ def outlook(plan: Plan) -> Outlook:
             f"({fmt_value(1 - scaled / peak, 'fraction')} less, before start-up delays), and "
             f"reserving each peak fleet's cheapest baseline (1-year, where the price book has a "
             f"price) with on-demand burst {fmt_value(mixed, 'USD/month')}.")
-    return Outlook(rows, total, quarters, sentence)
+    terms = OwnershipTerms()
+    buy = tuple(BuyRow(
+        str(b["gpu"]), Num(b["nodes"], "nodes"), Num(_finite(b["capex"]), "USD one-off"),
+        str(b["sku"]),
+        str(b["price_date"]), _money(b["monthly_depreciation"]), _money(b["monthly_power"]),
+        _money(b["monthly_own"]), _money(b["monthly_rent"]),
+        Num(_finite(b["break_even_month"]), "count"), str(b["note"]))
+        for _, b in buy_or_rent(plan.results, plan.prices, terms).iterrows())
+    words = (f"straight-line over {terms.depreciation_years:g} years, residual "
+             f"{terms.residual_fraction:.0%} (assumptions); power at the servers' maximum draw × "
+             f"PUE {terms.pue:g} (Uptime Institute 2024 survey average) × "
+             f"{terms.usd_per_kwh * 100:.2f} ¢/kWh (EIA, industrial, Middle Atlantic, April "
+             "2025); colocation, staff, networking switches and support not included")
+    return Outlook(rows, total, quarters, sentence, buy, words)
+
+
+def _finite(value: float) -> float | None:
+    return float(value) if math.isfinite(float(value)) else None
