@@ -67,7 +67,8 @@ RANK_XL = f"1+SUMPRODUCT(({{option_of[]}}={{option_of}})*{_BEATS})"
 NOTE = (
     "Each row plans one configuration of a scenario that searches (auto, a list, or a blank "
     "tp) with live formulas; rank 1 is what the scenario's Plan row budgets. Edit Scenarios or "
-    "a price on the GPUs sheet (price_usd) and the ranks follow. Shown: the best {keep} options of each scenario."
+    "a price on the GPUs sheet (price_usd) and the ranks follow. Shown: the best {keep} options "
+    "of each scenario."
 )
 
 
