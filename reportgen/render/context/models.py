@@ -189,6 +189,9 @@ class BomRow:
     unit: str = ""  # what is billed: "GPU-hours" or "<sku> instance-hours"
     billed_units: Num = Num("", "text")
     billed_gpus: Num = Num("", "text")
+    wall_kw: Num = Num("", "text")  # at the wall: servers' maximum draw (or GPU boards) × PUE
+    wall_basis: str = ""  # what wall_kw counts
+    needed: str = ""  # the quarter the hardware is needed
 
 
 @dataclass(frozen=True)

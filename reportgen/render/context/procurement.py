@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from reportgen.finance.buy_rent import SERVER_KW, OwnershipTerms
+from reportgen.finance.outlook import quarter_label
 from reportgen.plan import Plan
 from reportgen.render.context.common import (
     Row,
@@ -34,11 +36,23 @@ def unit_words(unit: str, sku: str) -> str:
     return "GPUs"
 
 
-def _bom(key: PriceKey, members: Sequence[Row]) -> BomRow:
+def _wall(gpu: str, members: Sequence[Row]) -> tuple[float, str]:
+    """Power at the wall, kW, and what it counts."""
+    pue = OwnershipTerms().pue
+    if gpu in SERVER_KW:
+        return (sum_of(members, "nodes") * SERVER_KW[gpu] * pue,
+                f"servers at their maximum draw ({SERVER_KW[gpu]:g} kW) × PUE {pue:g}")
+    return sum_of(members, "power_kw") * pue, f"GPU boards only × PUE {pue:g}"
+
+
+def _bom(key: PriceKey, members: Sequence[Row], needed: str = "") -> BomRow:
     """One line of the bill: the members' totals."""
     gpu, basis, unit, price, sku = key
     region = text_of(members[0]["price_region"]) if members else ""
+    wall, wall_basis = _wall(gpu, members) if gpu != "Total" else (
+        sum(_wall(str(m["gpu"]), [m])[0] for m in members), "")
     return BomRow(
+        wall_kw=Num(wall, "kW"), wall_basis=wall_basis, needed=needed,
         gpu=gpu,
         price=Num(price, "USD/unit-h") if gpu != "Total" else Num("", "text"),
         basis=", ".join(p for p in (basis, region, sku if unit == "node_hour" else "") if p),
@@ -106,7 +120,8 @@ def procurement(plan: Plan, rows: Sequence[Row]) -> Procurement:
     groups: dict[PriceKey, list[Row]] = {}
     for r in counted:
         groups.setdefault(price_key(r), []).append(r)
-    bom_rows = tuple(_bom(key, members) for key, members in sorted(groups.items()))
+    needed = quarter_label(plan.provenance.generated, 0)
+    bom_rows = tuple(_bom(key, members, needed) for key, members in sorted(groups.items()))
     return Procurement(
         rows=bom_rows,
         total=_bom(("Total", "", "", 0.0, ""), counted),
