@@ -97,11 +97,10 @@ def outlook(plan: Plan) -> Outlook:
     sentence = ""
     if peak > 0:
         sentence = (
-            f"Sized for peak, the plan costs {fmt_value(peak, 'USD/month')} a month; a fleet "
-            f"that follows each day's traffic would cost {fmt_value(scaled, 'USD/month')} "
-            f"({fmt_value(1 - scaled / peak, 'fraction')} less, before start-up delays), and "
-            f"reserving each peak fleet's cheapest baseline (1-year, where the price book has a "
-            f"price) with on-demand burst {fmt_value(mixed, 'USD/month')}.")
+            f"Following each day's traffic would cost {fmt_value(scaled, 'USD/month')} a month "
+            f"({fmt_value(1 - scaled / peak, 'fraction')} less than peak-sized, before start-up "
+            f"delays); a 1-year reserved baseline with on-demand burst "
+            f"{fmt_value(mixed, 'USD/month')}.")
     terms = OwnershipTerms()
     buy = tuple(BuyRow(
         str(b["gpu"]), Num(b["nodes"], "nodes"), Num(_finite(b["capex"]), "USD one-off"),
@@ -115,6 +114,11 @@ def outlook(plan: Plan) -> Outlook:
              f"PUE {terms.pue:g} (Uptime Institute 2024 survey average) × "
              f"{terms.usd_per_kwh * 100:.2f} ¢/kWh (EIA, industrial, Middle Atlantic, April "
              "2025); colocation, staff, networking switches and support not included")
+    paid = [b for b in buy if b.break_even.value is not None]
+    if paid:
+        sentence += " " + "; ".join(
+            f"Buying the {b.gpu} servers ({fmt_value(b.capex.value, 'USD one-off')}) pays back "
+            f"in month {b.break_even.value:g}" for b in paid) + "."
     return Outlook(rows, total, quarters, sentence, buy, words)
 
 
