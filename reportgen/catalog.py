@@ -12,6 +12,7 @@ row, counting parameters from the architecture (dense, GQA, MoE, DeepSeek MLA, g
 
 from __future__ import annotations
 
+import datetime as dt
 import difflib
 import functools
 import json
@@ -25,6 +26,14 @@ from typing import Any
 import pandas as pd
 
 from reportgen.errors import CatalogError, InputFileError
+from reportgen.finance.prices import (
+    DEFAULT_BASIS,
+    GPU_PRICE_FIELDS,
+    GPU_PRICE_NUMERIC,
+    PriceBook,
+    price_fields,
+    shipped_price_book,
+)
 from reportgen.inputfiles import InputFile, read_input
 from reportgen.schema import DTYPES
 
@@ -56,11 +65,11 @@ GPU_NUMERIC: tuple[str, ...] = (
     "gpus_per_node",
     "link_gbps",
     "link_latency_us",
-    "price_per_gpu_hour",
     "internode_gbps",
     "internode_latency_us",
 )
-GPU_FIELDS: tuple[str, ...] = (
+# The columns of gpus.csv; the price fields come from the price book (reportgen/finance/prices).
+GPU_CATALOG_FIELDS: tuple[str, ...] = (
     "aliases",
     "vendor",
     "family",
@@ -72,13 +81,12 @@ GPU_FIELDS: tuple[str, ...] = (
     "internode_gbps",
     "internode_latency_us",
     "internode_source",
-    "price_per_gpu_hour",
-    "price_source",
-    "price_date",
     "source",
     "source_date",
     "notes",
 )
+GPU_FIELDS: tuple[str, ...] = (*GPU_CATALOG_FIELDS, *GPU_PRICE_FIELDS)
+GPU_NUMERIC_ALL: tuple[str, ...] = (*GPU_NUMERIC, *GPU_PRICE_NUMERIC)
 MODEL_NUMERIC: tuple[str, ...] = (
     "params_b",
     "active_params_b",
@@ -317,6 +325,13 @@ def _upsert(
     return _coerce(combined, columns, numeric, kind)
 
 
+def _priced(hardware: pd.DataFrame, book: PriceBook, basis: str, as_of: dt.date
+            ) -> pd.DataFrame:
+    """The GPU catalog rows with the price fields of ``basis`` from ``book``."""
+    hardware = hardware[list(GPU_CATALOG_FIELDS)]
+    return pd.concat([hardware, price_fields(hardware.index, book, basis, as_of)], axis=1)
+
+
 @dataclass(frozen=True, eq=False)
 class Catalogs:
     """The GPU and model catalogs, indexed by canonical name (treat the frames as read-only)."""
@@ -338,12 +353,18 @@ class Catalogs:
         _check_models(models)
         return replace(self, models=models)
 
+    def with_prices(self, book: PriceBook, basis: str, as_of: dt.date) -> Catalogs:
+        """Return a copy whose GPUs are priced from ``book`` at ``basis`` (staleness judged at
+        ``as_of``)."""
+        return replace(self, gpus=_priced(self.gpus, book, basis, as_of))
+
     def with_gpu(self, name: str, fields: Mapping[str, object]) -> Catalogs:
         """Return a copy with GPU ``name`` added, or its row updated with ``fields``.
 
         Same rules as :meth:`with_model`.
         """
-        gpus = _upsert(self.gpus, name, fields, GPU_FIELDS, GPU_NUMERIC, "gpu", normalise_gpu)
+        gpus = _upsert(self.gpus, name, fields, GPU_FIELDS, GPU_NUMERIC_ALL, "gpu",
+                       normalise_gpu)
         _check_gpus(gpus)
         return replace(self, gpus=gpus)
 
@@ -360,17 +381,25 @@ def _read_csv(
 
 @functools.cache
 def _load_shipped() -> Catalogs:
-    gpus = _read_csv(DATA_DIR / "gpus.csv", GPU_FIELDS, GPU_NUMERIC, "gpu")
+    hardware = _read_csv(DATA_DIR / "gpus.csv", GPU_CATALOG_FIELDS, GPU_NUMERIC, "gpu")
+    _check_gpus(hardware)
+    book = shipped_price_book(lambda name: _resolve(hardware, name, "gpu", normalise_gpu))
+    gpus = _priced(hardware, book, DEFAULT_BASIS, dt.date.today())
     models = _read_csv(DATA_DIR / "models.csv", MODEL_FIELDS, MODEL_NUMERIC, "model")
-    _check_gpus(gpus)
     _check_models(models)
     return Catalogs(gpus=gpus, models=models)
 
 
-def load_catalogs() -> Catalogs:
-    """Return the shipped, validated catalogs (files read once; each call gets fresh copies)."""
+def load_catalogs(as_of: dt.date | None = None) -> Catalogs:
+    """Return the shipped, validated catalogs (files read once; each call gets fresh copies),
+    GPUs priced from the shipped price book on demand, staleness judged at ``as_of`` (default
+    today)."""
     shipped = _load_shipped()
-    return Catalogs(gpus=shipped.gpus.copy(), models=shipped.models.copy())
+    catalogs = Catalogs(gpus=shipped.gpus.copy(), models=shipped.models.copy())
+    if as_of is None:
+        return catalogs
+    book = shipped_price_book(lambda name: _resolve(catalogs.gpus, name, "gpu", normalise_gpu))
+    return catalogs.with_prices(book, DEFAULT_BASIS, as_of)
 
 
 def resolve_gpu(catalogs: Catalogs, name: str) -> str:

@@ -26,6 +26,7 @@ from reportgen.search import CONFIG, Search
 from reportgen.xlfuncs import xl_round
 
 CHOSEN, OPTION, COMPARE, NO_FIT = "chosen", "option", "compare", "no fit"
+NO_PRICE = "no price"
 DECISION_COLUMNS: tuple[str, ...] = (
     "status", "counted", "budgeted_monthly_cost", "why", "decision", "candidates_evaluated",
     "searched", "runner_up", "runner_up_monthly_cost", "margin_monthly_cost", "typed_configuration",
@@ -64,8 +65,9 @@ DECISION_DOCS = {
 # The same rule as workbook formulas over the Plan sheet: {name} is the row's cell of a Plan
 # column, {name[]} the whole column (see render/plan_sheet.py).
 COUNTED_XL = (
-    'IF(AND({role}="plan",{in_plan_total}=1,SUMPRODUCT(({workload_key[]}={workload_key})'
-    '*({role[]}="plan")*({in_plan_total[]}=1)'
+    'IF(AND({role}="plan",{in_plan_total}=1,{priced}=1,'
+    'SUMPRODUCT(({workload_key[]}={workload_key})'
+    '*({role[]}="plan")*({in_plan_total[]}=1)*({priced[]}=1)'
     "*((ROUND({monthly_cost[]},2)<ROUND({monthly_cost},2))"
     "+(ROUND({monthly_cost[]},2)=ROUND({monthly_cost},2))"
     "*(({gpus[]}<{gpus})+({gpus[]}={gpus})"
@@ -74,15 +76,16 @@ COUNTED_XL = (
     "*(ROW({workload_key[]})<ROW({workload_key})))))))=0),1,0)"
 )
 STATUS_XL = (
-    'IF({role}<>"plan","compare",IF({in_plan_total}<>1,"no fit",'
-    'IF({counted}=1,"chosen","option")))'
+    'IF({role}<>"plan","compare",IF({in_plan_total}<>1,"no fit",IF({priced}<>1,"no price",'
+    'IF({counted}=1,"chosen","option"))))'
 )
 WHY_XL = (
     'IF({status}="chosen","budgeted",IF({status}="compare","shown for comparison, not budgeted",'
     'IF({status}="no fit","not budgeted: nothing meets the targets ("&{bottleneck}&")",'
+    'IF({status}="no price","not budgeted: no price for this GPU at basis "&{price_basis},'
     '"not budgeted: "&ROUND({monthly_cost}-SUMPRODUCT(({workload_key[]}={workload_key})'
     '*({counted[]}=1)*{monthly_cost[]}),0)&" USD/month more than the budgeted row of its '
-    'workload")))'
+    'workload"))))'
 )
 
 
@@ -158,7 +161,8 @@ def _share(part: float, whole: float) -> str:
 
 def _winners(results: pd.DataFrame) -> pd.Series:
     """Per row: True for the chosen plan row of its workload (COUNTED_XL in the workbook)."""
-    competing = (results["role"] == "plan") & (results["in_plan_total"] == 1)
+    competing = ((results["role"] == "plan") & (results["in_plan_total"] == 1)
+                 & (results["priced"] == 1))
     ranked = pd.DataFrame({
         "key": results["workload_key"].to_numpy(dtype=object),
         "cost": xl_round(results["monthly_cost"].to_numpy(dtype=float), 2),
@@ -179,17 +183,20 @@ def choice(results: pd.DataFrame) -> pd.DataFrame:
     winners = _winners(results).to_numpy()
     feasible = results["in_plan_total"].to_numpy(dtype=float) == 1
     plan = (results["role"] == "plan").to_numpy()
-    status = np.where(~plan, COMPARE, np.where(~feasible, NO_FIT,
-                                               np.where(winners, CHOSEN, OPTION)))
+    unpriced = results["priced"].to_numpy(dtype=float) != 1
+    status = np.where(~plan, COMPARE, np.where(
+        ~feasible, NO_FIT, np.where(unpriced, NO_PRICE, np.where(winners, CHOSEN, OPTION))))
     counted = (status == CHOSEN).astype(float)
     cost = results["monthly_cost"].to_numpy(dtype=float)
     keys = results["workload_key"].to_numpy(dtype=object)
     budgeted = pd.Series(cost * counted).groupby(keys).transform("sum").to_numpy()
     bottleneck = results["bottleneck"].tolist()
+    basis = results["price_basis"].tolist()
     why = [
         "budgeted" if s == CHOSEN else
         "shown for comparison, not budgeted" if s == COMPARE else
         f"not budgeted: nothing meets the targets ({bottleneck[i]})" if s == NO_FIT else
+        f"not budgeted: no price for this GPU at basis {basis[i]}" if s == NO_PRICE else
         f"not budgeted: {xl_round(cost[i] - budgeted[i], 0):.0f} USD/month more than the "
         "budgeted row of its workload"
         for i, s in enumerate(status.tolist())
@@ -276,6 +283,10 @@ def _sentences(results: pd.DataFrame, status: np.ndarray, search: Search,
         if status[i] == NO_FIT:
             out.append("Not budgeted: no configuration searched meets its targets "
                        f"({bottlenecks[i]}).")
+            continue
+        if status[i] == NO_PRICE:
+            out.append("Not budgeted: the price book has no price for this GPU at this basis "
+                       "(no_price); add one with --prices or type gpu_hour_price.")
             continue
         ranked = competing.get(keys[i], [])
         best = next((j for j in ranked if status[j] == CHOSEN), None)

@@ -80,16 +80,27 @@ def app() -> None:
               help="Your efficiency rows (CSV/XLSX, e.g. from `reportgen calibrate`).")
 @click.option("--date", "generated", type=click.DateTime(["%Y-%m-%d"]), default=None,
               help="Date the plan is stamped with, YYYY-MM-DD (default: today).")
+@click.option("--prices", "prices", type=click.Path(path_type=Path),
+              help="Your price book (CSV/XLSX; default: reportgen/data/prices.csv).")
+@click.option("--price-basis", "price_basis", default="on_demand", show_default=True,
+              type=click.Choice(["on_demand", "reserved_1y", "reserved_3y", "spot",
+                                 "capacity_block"]),
+              help="Which prices of the price book the plan is costed at.")
+@click.option("--profile", "profile", type=click.Path(path_type=Path),
+              help="Daily demand profiles (CSV/XLSX: profile, hour 0-23, weight; a profile "
+                   "named like a workload applies to it).")
 @click.option("--debug", is_flag=True, help="Show tracebacks.")
 def build(input_path: Path | None, out_dir: Path, title: str, formats: tuple[str, ...],
-          efficiency: Path | None, generated: dt.datetime | None, debug: bool) -> None:
+          efficiency: Path | None, generated: dt.datetime | None, prices: Path | None,
+          price_basis: str, profile: Path | None, debug: bool) -> None:
     """Build the results CSV, workbook and PDF from INPUT (default inputs/scenarios.csv)."""
     from reportgen.pipeline import FORMATS, BuildOptions
     from reportgen.pipeline import build as run_build
     from reportgen.terminal import progress_reporter, summary_table
 
     options = BuildOptions(input_path or DEFAULT_INPUT, out_dir, title, formats or FORMATS,
-                           generated.date() if generated else None, efficiency=efficiency)
+                           generated.date() if generated else None, efficiency=efficiency,
+                           prices=prices, price_basis=price_basis, profile=profile)
 
     def action() -> None:
         with progress_reporter() as step:
@@ -105,8 +116,15 @@ def build(input_path: Path | None, out_dir: Path, title: str, formats: tuple[str
 @click.option("--json", "as_json", is_flag=True, help="JSON instead of CSV.")
 @click.option("--efficiency", "efficiency", type=click.Path(path_type=Path),
               help="Your efficiency rows (CSV/XLSX, e.g. from `reportgen calibrate`).")
+@click.option("--prices", "prices", type=click.Path(path_type=Path),
+              help="Your price book (CSV/XLSX; default: reportgen/data/prices.csv).")
+@click.option("--price-basis", "price_basis", default="on_demand", show_default=True,
+              type=click.Choice(["on_demand", "reserved_1y", "reserved_3y", "spot",
+                                 "capacity_block"]),
+              help="Which prices of the price book the plan is costed at.")
 @click.option("--debug", is_flag=True, help="Show tracebacks.")
-def estimate(input_path: Path, as_json: bool, efficiency: Path | None, debug: bool) -> None:
+def estimate(input_path: Path, as_json: bool, efficiency: Path | None, prices: Path | None,
+             price_basis: str, debug: bool) -> None:
     """Estimate INPUT and print the results (CSV, or JSON with --json) to stdout."""
     from reportgen.pipeline import (
         load_with_efficiency,
@@ -119,7 +137,7 @@ def estimate(input_path: Path, as_json: bool, efficiency: Path | None, debug: bo
 
     def action() -> None:
         refuse_stdout_over_input(sys.stdout, input_path)  # before the read: say what happened
-        checked, calibration = load_with_efficiency(input_path, efficiency)
+        checked, calibration = load_with_efficiency(input_path, efficiency, prices, price_basis)
         refuse_stdout_over_input(sys.stdout, input_path, checked.inputs)
         plan = make_plan(checked, input_path.name, calibration=calibration)
         _warn(checked.warnings)

@@ -9,7 +9,7 @@ import json
 import os
 import stat
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
@@ -38,6 +38,8 @@ from reportgen.validate import ValidatedInput, validate
 if TYPE_CHECKING:
     from reportgen.calibration.loadtest_fit import StackFit
     from reportgen.calibration.user_rows import UserCalibration
+    from reportgen.catalog import Catalogs
+    from reportgen.finance.prices import PriceBook
 
 FORMATS = ("csv", "xlsx", "pdf")
 __all__ = ["OUTPUT_COLUMNS", "BuildOptions", "BuildResult", "CalibrateOptions", "CalibrateResult",
@@ -56,6 +58,9 @@ class BuildOptions:
     formats: tuple[str, ...] = FORMATS
     generated: dt.date | None = None  # default: today
     efficiency: Path | None = None  # your efficiency rows (reportgen calibrate writes them)
+    prices: Path | None = None  # your price book (CSV/XLSX); default: the shipped one
+    price_basis: str = "on_demand"  # which basis of the price book the plan is costed at
+    profile: Path | None = None  # daily demand profiles (CSV/XLSX: profile, hour, weight)
 
 
 @dataclass(frozen=True)
@@ -67,16 +72,52 @@ class BuildResult:
     warnings: tuple[str, ...]
 
 
-def load(path: Path) -> ValidatedInput:
+def load(path: Path, catalogs: Catalogs | None = None) -> ValidatedInput:
     """Read and validate a scenario file (raises InputError with every problem)."""
-    return validate(read_table(path), base_dir=path.parent)
+    return validate(read_table(path), catalogs, base_dir=path.parent)
 
 
-def load_with_efficiency(path: Path, efficiency: Path | None = None
+def priced_catalogs(path: Path, prices: Path | None = None, basis: str = "on_demand",
+                    as_of: dt.date | None = None
+                    ) -> tuple[Catalogs, PriceBook, tuple[str, ...]]:
+    """The catalogs with GPUs priced at ``basis`` from ``prices`` (CSV/XLSX), else the scenario
+    workbook's Prices sheet, else the shipped price book; the book; and notes for the user."""
+    from reportgen.catalog import load_catalogs, resolve_gpu
+    from reportgen.finance.prices import (
+        PRICES_SHEET,
+        read_price_book,
+        scenario_workbook_prices,
+        shipped_price_book,
+    )
+
+    catalogs = load_catalogs()
+    when = as_of or dt.date.today()
+
+    def resolve(name: str) -> str:
+        return resolve_gpu(catalogs, name)
+
+    notes: tuple[str, ...] = ()
+    workbook = path.suffix.lower() in (".xlsx", ".xlsm") and path.is_file()
+    book = read_price_book(prices, resolve) if prices is not None else None
+    if book is None and workbook:
+        book = scenario_workbook_prices(path, resolve)
+    elif book is not None and workbook and scenario_workbook_prices(path, resolve) is not None:
+        notes = (f"{path}: its {PRICES_SHEET} sheet was not used; --prices {prices} was given "
+                 "instead.",)
+    if book is None:
+        book = shipped_price_book(resolve)
+        if basis == "on_demand" and as_of is None:  # the catalogs are priced so already
+            return catalogs, book, notes
+    return catalogs.with_prices(book, basis, when), book, notes
+
+
+def load_with_efficiency(path: Path, efficiency: Path | None = None,
+                         prices: Path | None = None, price_basis: str = "on_demand",
+                         as_of: dt.date | None = None
                          ) -> tuple[ValidatedInput, UserCalibration | None]:
-    """Read and validate a scenario file, and join your efficiency rows to the shipped table:
-    those of ``efficiency`` (CSV or XLSX), else those of the scenario workbook's Efficiency
-    sheet, if any."""
+    """Read and validate a scenario file priced from ``prices`` (see :func:`priced_catalogs`),
+    and join your efficiency rows to the shipped table: those of ``efficiency`` (CSV or XLSX),
+    else those of the scenario workbook's Efficiency sheet, if any."""
     from reportgen.calibration.efficiency_file import (
         EFFICIENCY_SHEET,
         UserEfficiency,
@@ -85,10 +126,12 @@ def load_with_efficiency(path: Path, efficiency: Path | None = None
         scenario_workbook_efficiency,
     )
     from reportgen.calibration.user_rows import apply
-    from reportgen.catalog import load_catalogs
 
-    checked = load(path)
-    catalogs = load_catalogs()
+    table = read_table(path)  # an unreadable scenario file is reported before any price sheet
+    catalogs, book, price_notes = priced_catalogs(path, prices, price_basis, as_of)
+    checked = replace(validate(table, catalogs, base_dir=path.parent), prices=book)
+    if price_notes:
+        checked = replace(checked, warnings=(*checked.warnings, *price_notes))
     user: UserEfficiency | None = None
     notes: tuple[str, ...] = ()
     workbook = path.suffix.lower() in (".xlsx", ".xlsm")
@@ -106,7 +149,8 @@ def load_with_efficiency(path: Path, efficiency: Path | None = None
 
 def make_plan(checked: ValidatedInput, input_name: str, title: str = "",
               generated: dt.date | None = None,
-              calibration: UserCalibration | None = None) -> Plan:
+              calibration: UserCalibration | None = None,
+              profiles: Mapping[str, np.ndarray] | None = None) -> Plan:
     """Search each row's configurations, choose what is budgeted, and stamp the provenance."""
     specs = pd.DataFrame(index=checked.scenarios.index) if checked.specs is None else checked.specs
     found = search(checked.scenarios, specs, checked.tables)
@@ -142,7 +186,7 @@ def make_plan(checked: ValidatedInput, input_name: str, title: str = "",
     )
     return Plan(scenarios, checked.tables, results, provenance, typed=typed,
                 specs=specs, search=found, calibration=calibration,
-                simulation_notes=simulation_notes)
+                simulation_notes=simulation_notes, prices=checked.prices, profiles=profiles)
 
 
 def write_results_csv(results: pd.DataFrame, path: Path | TextIO) -> None:
@@ -224,14 +268,21 @@ def build(options: BuildOptions, progress: Callable[[str], None] | None = None) 
     output may replace a file the build reads."""
     step = progress or (lambda _: None)
     step("reading and validating")
-    checked, calibration = load_with_efficiency(options.input_path, options.efficiency)
+    checked, calibration = load_with_efficiency(options.input_path, options.efficiency,
+                                                options.prices, options.price_basis,
+                                                options.generated)
     stem = options.input_path.stem
     names = {"csv": f"{stem}-results.csv", "xlsx": f"{stem}.xlsx", "pdf": f"{stem}.pdf"}
     refuse_overwriting_inputs({fmt: options.out_dir / names[fmt] for fmt in options.formats},
                               checked.inputs)
     _check_size(checked, options.input_path.name, options.formats)
+    profiles = None
+    if options.profile is not None:
+        from reportgen.finance.demand import read_profiles
+
+        profiles = read_profiles(options.profile)
     plan = make_plan(checked, options.input_path.name, options.title, options.generated,
-                     calibration)
+                     calibration, profiles)
     if {"xlsx", "pdf"} & set(options.formats):
         step("weighing the levers of each plan row")
         plan = with_levers(plan)

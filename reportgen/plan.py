@@ -13,8 +13,13 @@ from reportgen.engine import Tables
 from reportgen.search import Search
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    import numpy as np
+
     from reportgen.calibration.user_rows import UserCalibration
     from reportgen.simulate.plan_latency import LatencyUnderLoad
+    from reportgen.finance.prices import PriceBook
 
 
 @dataclass(frozen=True)
@@ -61,3 +66,5 @@ class Plan:
     # simulated for the reports (simulate.plan_latency.with_latency), not for a results table.
     latency: LatencyUnderLoad | None = None
     simulation_notes: tuple[str, ...] = ()  # rows whose P99 targets no simulated rate meets
+    prices: PriceBook | None = None  # the price book the GPUs were priced from
+    profiles: Mapping[str, np.ndarray] | None = None  # daily demand profiles by workload

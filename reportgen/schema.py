@@ -142,10 +142,24 @@ COLUMNS: tuple[Column, ...] = (
        integer=True, group="deployment"),
     _C("prefix_cache_hit_rate", "number", "fraction", "Share of prompt tokens served from the "
        "prefix cache.", default="0", minimum=0, maximum=0.99),
-    _C("gpu_hour_price", "number", "USD/GPU-h", "Price of one GPU for one hour.",
-       default="catalog price of the GPU", minimum=0, maximum=1000, group="cost"),
+    _C("gpu_hour_price", "number", "USD/GPU-h", "Price of one GPU for one hour, as typed: wins "
+       "over the price book and is billed per GPU.",
+       default="the price book's price at --price-basis (reportgen/data/prices.csv)", minimum=0,
+       maximum=1000, group="cost"),
     _C("safety_factor", "number", "×", "Head-room multiplier on instances.",
        default="SAFETY_FACTOR (1.4)", minimum=1, maximum=10, group="cost"),
+    _C("min_replicas", "number", "replicas", "Fewest replicas kept running whatever the "
+       "traffic, so one can fail or be upgraded without an outage.",
+       default="2 for plan rows, 1 for compare rows", minimum=1, maximum=100_000, integer=True,
+       group="cost"),
+    _C("growth_per_quarter", "number", "fraction", "Growth of the peak and average rates per "
+       "quarter, for the quarterly ramp (0.1 = 10 % a quarter).", default="0", minimum=-0.9,
+       maximum=10, group="cost"),
+    _C("horizon_quarters", "number", "quarters", "Quarters the ramp covers, from the plan's "
+       "quarter.", default="4", minimum=1, maximum=40, integer=True, group="cost"),
+    _C("spare_replicas", "number", "replicas", "Replicas added above what traffic needs (1 = "
+       "N+1), kept apart from the safety factor.", default="0", minimum=0, maximum=100_000,
+       integer=True, group="cost"),
     _C("mfu_prefill", "number", "fraction", "Share of peak tensor throughput reached in prefill.",
        default="calibrated for the GPU family and precision", minimum=0, above_minimum=True,
        maximum=1, group="efficiency"),

@@ -45,7 +45,8 @@ _RANK_COLUMNS = ("infeasible", "preference", "nofit", "cost_key", "gpus_key", "s
                  "tpot_key", "order")
 # What the ranking and the kept candidates read of each candidate's estimate.
 _FIGURES = ("monthly_cost", "gpus", "tpot_ms", "bottleneck")
-_RANKED = frozenset({*CONFIG, *_FIGURES, "expert_weight_dtype", "in_plan_total", "method"})
+_RANKED = frozenset({*CONFIG, *_FIGURES, "expert_weight_dtype", "in_plan_total", "method",
+                     "priced"})
 _RESOLVED = ("gpu", "tp", "pp", "weight_dtype", "expert_weight_dtype", "kv_dtype", "engine")
 # Precisions a candidate may leave blank (= as the checkpoint ships them): kept as typed too.
 _AS_TYPED = ("weight_dtype", "kv_dtype")
@@ -302,7 +303,7 @@ def _rank_arrays(results: Mapping[str, Array], preference: np.ndarray,
     nofit = bottleneck == "weights_do_not_fit"
     usable = feasible | (tutorial & ~nofit)
     cost = np.asarray(results["monthly_cost"], dtype=float)
-    priced = np.isfinite(cost)
+    priced = np.isfinite(cost) & (np.asarray(results["priced"], dtype=float) == 1)
     return {
         "infeasible": (~(usable & priced)).astype(np.int8),
         "nofit": nofit.astype(np.int8),
@@ -319,7 +320,8 @@ def _rank_arrays(results: Mapping[str, Array], preference: np.ndarray,
 def rank_fields(results: pd.DataFrame, preference: np.ndarray, order: np.ndarray) -> pd.DataFrame:
     """The figures candidates are ranked by (lower is better, in _RANK_COLUMNS order)."""
     columns = {c: results[c].to_numpy() for c in ("bottleneck", "in_plan_total", "method",
-                                                  "monthly_cost", "gpus", "tp", "pp", "tpot_ms")}
+                                                  "monthly_cost", "gpus", "tp", "pp", "tpot_ms",
+                                                  "priced")}
     return pd.DataFrame(_rank_arrays(columns, preference, order), index=results.index)
 
 

@@ -75,8 +75,9 @@ def summary_table(result: BuildResult) -> None:
     rows = [[
         str(row["scenario"]), str(row["model"]), str(row["gpu"]),
         replica_shape(row["tp"], row["pp"]), format_value(row["gpus"], "GPUs"),
-        format_value(row["monthly_cost"], "USD/month"),
-        format_value(row["cost_per_million_output_tokens"], "USD/1M tokens"),
+        *(("no price", "no price") if row.get("priced", 1) == 0 else (
+            format_value(row["monthly_cost"], "USD/month"),
+            format_value(row["cost_per_million_output_tokens"], "USD/1M tokens"))),
         str(row["bottleneck"]), str(row["status"]),
     ] for _, row in results.head(SUMMARY_ROWS).iterrows()]
     total = ["total (plan)", "", "", "", format_value(results.loc[counted, "gpus"].sum(), "GPUs"),
@@ -111,7 +112,8 @@ def status_line(results: pd.DataFrame) -> str:
     """How many rows the totals count, and why the others are left out."""
     counts = results["status"].value_counts()
     words = {"chosen": "budgeted", "option": "not chosen (a cheaper row of the same workload "
-             "is budgeted)", "compare": "for comparison only", "no fit": "not fitting"}
+             "is budgeted)", "compare": "for comparison only", "no fit": "not fitting",
+             "no price": "without a price (the price book has none for the GPU)"}
     parts = [f"{int(counts[k])} {w}" for k, w in words.items() if counts.get(k, 0)]
     return f"{len(results)} rows: " + "; ".join(parts) + ". Only budgeted rows are in the total."
 

@@ -45,7 +45,8 @@ _constant(
 )
 _constant("SECONDS_PER_HOUR", 3600, "s/h", "Seconds in an hour.", "definition")
 _constant("MONTHS_PER_YEAR", 12, "months/year", "Months in a year.", "definition")
-_constant("CURRENCY", "USD", "text", "Currency of every price and cost.", "catalog prices are USD")
+_constant("CURRENCY", "USD", "text", "Currency of every price and cost.",
+          "the price book (reportgen/data/prices.csv) is in USD")
 _constant(
     "SAFETY_FACTOR", 1.4, "×",
     "Head-room on instances for traffic spikes, applied after Little's Law.",

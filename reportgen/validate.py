@@ -35,6 +35,7 @@ from reportgen.catalog import (
 from reportgen.efficiency import load_efficiency
 from reportgen.engine import Tables
 from reportgen.errors import CatalogError, Issue, ScenarioFileError, ScenarioValidationError
+from reportgen.finance.prices import PriceBook
 from reportgen.header_map import map_header
 from reportgen.inputfiles import InputFile
 from reportgen.readers import Grid, RawTable, _FormulaWithoutValue
@@ -67,8 +68,11 @@ _CUSTOM_GPU_DEFAULTS: dict[str, object] = {
     "internode_latency_us": 30.0,
     "internode_source": "assumption for a GPU defined by override columns: 200 Gb/s per GPU "
                         "(NVIDIA's PCIe-optimized 2-8-5 servers), 30 us per send",
-    "price_per_gpu_hour": 0.0,
+    "price_basis": "as typed", "price_unit": "gpu_hour", "price_usd": 0.0,
+    "price_unit_gpus": 1.0, "price_per_gpu_hour": 0.0, "price_currency": "USD",
+    "price_region": "", "price_provider": "", "price_sku": "", "price_term_months": 0.0,
     "price_source": "scenario file (gpu_hour_price)", "price_date": "",
+    "price_status": "as typed",
     "source": "scenario file overrides", "source_date": "", "aliases": "",
     "notes": "defined by the scenario's override columns",
 }
@@ -92,6 +96,7 @@ class ValidatedInput:
     warnings: tuple[str, ...] = ()
     specs: pd.DataFrame | None = None
     inputs: tuple[InputFile, ...] = ()  # every file read: the scenario file, config.json files
+    prices: PriceBook | None = None  # the price book the GPUs were priced from (None: shipped)
 
 
 @dataclass
@@ -806,6 +811,7 @@ def _resolve_gpus(scenarios: pd.DataFrame, specs: pd.DataFrame, rows: list[int],
                         "memory_gib": given["gpu_memory_gib"],
                         "bandwidth_tbps": given["gpu_bandwidth_tbps"],
                         "bf16_tflops": given["gpu_tflops"], "price_per_gpu_hour": price,
+                        "price_usd": price,
                     })
                     name = written
                 except CatalogError as bad:

@@ -6,7 +6,7 @@ order of the results and the workbook's Plan sheet wherever dependencies allow.
 
 # isort: off
 from reportgen.quantities import (  # noqa: F401
-    inputs, memory, timing, batch, latency, breakdown, fleet, queueing, band, notes,
+    inputs, memory, timing, batch, latency, breakdown, billing, fleet, queueing, band, notes,
 )
 from reportgen.quantities.registry import REGISTRY, Quantity, finalize, input_kind
 

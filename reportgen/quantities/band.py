@@ -9,14 +9,16 @@ from __future__ import annotations
 
 import numpy as np
 
+from reportgen.quantities.billing import billed_units_of
 from reportgen.quantities.registry import quantity
 from reportgen.xlfuncs import Array, ceil_snapped
 
 
 @quantity(
     "GPUs",
-    "IF({in_plan_total}=1,ROUNDUP(ROUND({concurrency}/{batch}*{safety_factor}"
-    "/{eff__throughput_ratio_p90},9),0)*{gpus_per_instance},{gpus})",
+    "IF({in_plan_total}=1,MAX(ROUNDUP(ROUND({concurrency}/{batch}*{safety_factor}"
+    "/{eff__throughput_ratio_p90},9),0)+{spare_replicas},{min_replicas})*{gpus_per_instance},"
+    "{gpus})",
 )
 def gpus_low(
     in_plan_total: Array,
@@ -24,19 +26,23 @@ def gpus_low(
     batch: Array,
     safety_factor: Array,
     eff__throughput_ratio_p90: Array,
+    spare_replicas: Array,
+    min_replicas: Array,
     gpus_per_instance: Array,
     gpus: Array,
 ) -> Array:
-    """GPUs if real throughput is at the 90th percentile of measured ÷ predicted."""
-    low = (ceil_snapped(concurrency / batch * safety_factor / eff__throughput_ratio_p90)
-           * gpus_per_instance)
+    """GPUs if real throughput is at the 90th percentile of measured ÷ predicted (same
+    redundancy)."""
+    replicas = ceil_snapped(concurrency / batch * safety_factor / eff__throughput_ratio_p90)
+    low = np.maximum(replicas + spare_replicas, min_replicas) * gpus_per_instance
     return np.where(in_plan_total == 1, low, gpus)
 
 
 @quantity(
     "GPUs",
-    "IF({in_plan_total}=1,ROUNDUP(ROUND({concurrency}/{batch}*{safety_factor}"
-    "/{eff__throughput_ratio_p10},9),0)*{gpus_per_instance},{gpus})",
+    "IF({in_plan_total}=1,MAX(ROUNDUP(ROUND({concurrency}/{batch}*{safety_factor}"
+    "/{eff__throughput_ratio_p10},9),0)+{spare_replicas},{min_replicas})*{gpus_per_instance},"
+    "{gpus})",
 )
 def gpus_high(
     in_plan_total: Array,
@@ -44,22 +50,44 @@ def gpus_high(
     batch: Array,
     safety_factor: Array,
     eff__throughput_ratio_p10: Array,
+    spare_replicas: Array,
+    min_replicas: Array,
     gpus_per_instance: Array,
     gpus: Array,
 ) -> Array:
-    """GPUs if real throughput is at the 10th percentile of measured ÷ predicted."""
-    high = (ceil_snapped(concurrency / batch * safety_factor / eff__throughput_ratio_p10)
-            * gpus_per_instance)
+    """GPUs if real throughput is at the 10th percentile of measured ÷ predicted (same
+    redundancy)."""
+    replicas = ceil_snapped(concurrency / batch * safety_factor / eff__throughput_ratio_p10)
+    high = np.maximum(replicas + spare_replicas, min_replicas) * gpus_per_instance
     return np.where(in_plan_total == 1, high, gpus)
 
 
-@quantity("USD/month", "{gpus_low}*{gpu_hour_price}*{HOURS_PER_MONTH}")
-def monthly_cost_low(gpus_low: Array, gpu_hour_price: Array, HOURS_PER_MONTH: float) -> Array:
-    """Monthly cost at the low end of the error band."""
-    return gpus_low * gpu_hour_price * HOURS_PER_MONTH
+_BILLED_LOW_XL = ("*{price_per_unit}*{HOURS_PER_MONTH}")
 
 
-@quantity("USD/month", "{gpus_high}*{gpu_hour_price}*{HOURS_PER_MONTH}")
-def monthly_cost_high(gpus_high: Array, gpu_hour_price: Array, HOURS_PER_MONTH: float) -> Array:
-    """Monthly cost at the high end of the error band."""
-    return gpus_high * gpu_hour_price * HOURS_PER_MONTH
+def _band_cost_xl(gpus_name: str) -> str:
+    from reportgen.quantities.billing import BILLED_UNITS_XL
+
+    instances = f"({{{gpus_name}}}/{{gpus_per_instance}})"
+    units = BILLED_UNITS_XL.replace("INSTANCES", instances).replace("GPUS", f"{{{gpus_name}}}")
+    return units + _BILLED_LOW_XL
+
+
+@quantity("USD/month", _band_cost_xl("gpus_low"))
+def monthly_cost_low(price_unit: Array, tp: Array, billed_unit_gpus: Array, gpus_low: Array,
+                     gpus_per_instance: Array, pp: Array, price_per_unit: Array,
+                     HOURS_PER_MONTH: float) -> Array:
+    """Monthly cost (as billed) at the low end of the error band."""
+    units = billed_units_of(gpus_low / gpus_per_instance, tp, pp, gpus_low, price_unit,
+                            billed_unit_gpus)
+    return units * price_per_unit * HOURS_PER_MONTH
+
+
+@quantity("USD/month", _band_cost_xl("gpus_high"))
+def monthly_cost_high(price_unit: Array, tp: Array, billed_unit_gpus: Array, gpus_high: Array,
+                      gpus_per_instance: Array, pp: Array, price_per_unit: Array,
+                      HOURS_PER_MONTH: float) -> Array:
+    """Monthly cost (as billed) at the high end of the error band."""
+    units = billed_units_of(gpus_high / gpus_per_instance, tp, pp, gpus_high, price_unit,
+                            billed_unit_gpus)
+    return units * price_per_unit * HOURS_PER_MONTH

@@ -35,7 +35,7 @@ def tutorial_instance_rps(
     "ROUNDUP(ROUND({concurrency}/{batch}*{safety_factor},9),0),"
     "ROUNDUP(ROUND({peak_qps}*{safety_factor}/{raw_knee_rps},9),0)),0))",
 )
-def instances(
+def traffic_instances(
     method: Array,
     peak_qps: Array,
     safety_factor: Array,
@@ -45,9 +45,9 @@ def instances(
     batch: Array,
     raw_knee_rps: Array,
 ) -> Array:
-    """Model replicas: ceil(C / B* × safety), or ceil(QPS × safety / knee) when a knee of
-    percentile targets is given (tutorial: ceil(QPS × safety / its capacity)); 0 when the
-    scenario does not fit."""
+    """Replicas the peak traffic needs with head-room: ceil(C / B* × safety), or
+    ceil(QPS × safety / knee) when a knee of percentile targets is given (tutorial:
+    ceil(QPS × safety / its capacity)); 0 when the scenario does not fit."""
     tutorial = ceil_snapped(peak_qps * safety_factor / tutorial_instance_rps)
     with np.errstate(divide="ignore", invalid="ignore"):
         by_knee = ceil_snapped(peak_qps * safety_factor / raw_knee_rps)
@@ -57,17 +57,57 @@ def instances(
     return np.where(method == "tutorial", tutorial, roofline)
 
 
+@quantity("replicas", 'IF(ISBLANK({raw_min_replicas}),IF({role}="plan",2,1),{raw_min_replicas})')
+def min_replicas(raw_min_replicas: Array, role: Array) -> Array:
+    """Fewest replicas kept running (availability): as typed, else 2 for plan rows and 1 for
+    compare rows."""
+    default = np.where(role == "plan", 2.0, 1.0)
+    return np.where(~np.isnan(raw_min_replicas), raw_min_replicas, default)
+
+
+@quantity("replicas", "IF(ISBLANK({raw_spare_replicas}),0,{raw_spare_replicas})")
+def spare_replicas(raw_spare_replicas: Array) -> Array:
+    """Replicas added above traffic's need (1 = N+1)."""
+    return np.where(~np.isnan(raw_spare_replicas), raw_spare_replicas, 0.0)
+
+
+@quantity(
+    "instances",
+    'IF(AND({method}<>"tutorial",{in_plan_total}=1),'
+    "MAX({traffic_instances}+{spare_replicas},{min_replicas}),{traffic_instances})",
+)
+def instances(method: Array, in_plan_total: Array, traffic_instances: Array,
+              spare_replicas: Array, min_replicas: Array) -> Array:
+    """Model replicas run: traffic's replicas plus the spares, at least min_replicas (the
+    tutorial's rows: its own count)."""
+    redundant = np.maximum(traffic_instances + spare_replicas, min_replicas)
+    return np.where((method != "tutorial") & (in_plan_total == 1), redundant, traffic_instances)
+
+
+@quantity("instances", "{instances}-{traffic_instances}")
+def redundancy_instances(instances: Array, traffic_instances: Array) -> Array:
+    """Replicas run for availability alone (spares and the min_replicas floor), apart from
+    the safety factor's head-room."""
+    return instances - traffic_instances
+
+
 @quantity("GPUs", "{instances}*{gpus_per_instance}")
 def gpus(instances: Array, gpus_per_instance: Array) -> Array:
     """GPUs to buy or rent: instances × GPUs per replica (tp × pp)."""
     return instances * gpus_per_instance
 
 
-@quantity("nodes", "ROUNDUP(ROUND({gpus}/{gpu__gpus_per_node},9),0)")
-def nodes(gpus: Array, gpu__gpus_per_node: Array) -> Array:
-    """Servers at the catalog's GPUs per node (a replica of more GPUs than a node spans whole
-    nodes: tp × pp is a multiple of the node's GPUs)."""
-    return ceil_snapped(gpus / gpu__gpus_per_node)
+@quantity(
+    "nodes",
+    "IF({stages_per_node}>0,ROUNDUP(ROUND({instances}*{pp}/{stages_per_node},9),0),"
+    "ROUNDUP(ROUND({gpus}/{gpu__gpus_per_node},9),0))",
+)
+def nodes(stages_per_node: Array, instances: Array, pp: Array, gpus: Array,
+          gpu__gpus_per_node: Array) -> Array:
+    """Servers at the catalog's GPUs per node, replicas packed whole: ⌈instances × pp ÷
+    stages per node⌉ (a replica spans nodes only with pipeline stages)."""
+    packed = ceil_snapped(instances * pp / np.where(stages_per_node > 0, stages_per_node, 1.0))
+    return np.where(stages_per_node > 0, packed, ceil_snapped(gpus / gpu__gpus_per_node))
 
 
 @quantity("kW", "{gpus}*{gpu__tdp_w}/1000")
@@ -96,10 +136,33 @@ def kv_occupancy_at_peak(concurrency: Array, instances: Array, batch_max_kv: Arr
     return np.where(slots > 0, concurrency / np.where(slots > 0, slots, 1.0), 0.0)
 
 
-@quantity("USD/month", "{gpus}*{gpu_hour_price}*{HOURS_PER_MONTH}")
-def monthly_cost(gpus: Array, gpu_hour_price: Array, HOURS_PER_MONTH: float) -> Array:
-    """GPU rental per month: GPUs × price × hours per month."""
-    return gpus * gpu_hour_price * HOURS_PER_MONTH
+@quantity("USD/month", "{billed_units}*{price_per_unit}*{HOURS_PER_MONTH}")
+def monthly_cost(billed_units: Array, price_per_unit: Array, HOURS_PER_MONTH: float) -> Array:
+    """GPU rental per month as billed: billed units (whole instances for node-hour prices,
+    GPUs for GPU-hour prices) × price per unit-hour × hours per month."""
+    return billed_units * price_per_unit * HOURS_PER_MONTH
+
+
+def _traffic_cost_xl() -> str:
+    from reportgen.quantities.billing import BILLED_UNITS_XL
+
+    units = (BILLED_UNITS_XL.replace("INSTANCES", "{traffic_instances}")
+             .replace("GPUS", "{traffic_instances}*{gpus_per_instance}"))
+    return f"{{monthly_cost}}-{units}*{{price_per_unit}}*{{HOURS_PER_MONTH}}"
+
+
+@quantity("USD/month", _traffic_cost_xl())
+def redundancy_monthly_cost(monthly_cost: Array, price_unit: Array, tp: Array,
+                            billed_unit_gpus: Array, traffic_instances: Array, pp: Array,
+                            gpus_per_instance: Array, price_per_unit: Array,
+                            HOURS_PER_MONTH: float) -> Array:
+    """What the availability replicas (redundancy_instances) add to the monthly cost: the cost
+    as billed minus the cost of traffic's replicas alone."""
+    from reportgen.quantities.billing import billed_units_of
+
+    units = billed_units_of(traffic_instances, tp, pp, traffic_instances * gpus_per_instance,
+                            price_unit, billed_unit_gpus)
+    return monthly_cost - units * price_per_unit * HOURS_PER_MONTH
 
 
 @quantity("USD/year", "{monthly_cost}*{MONTHS_PER_YEAR}")
@@ -116,32 +179,33 @@ def currency(CURRENCY: str) -> str:
 
 @quantity(
     "USD/1M tokens",
-    "{gpus}*{gpu_hour_price}/({avg_qps}*{avg_output_tokens}*{SECONDS_PER_HOUR})*10^6",
+    "{monthly_cost}/{HOURS_PER_MONTH}/({avg_qps}*{avg_output_tokens}*{SECONDS_PER_HOUR})*10^6",
 )
 def cost_per_million_output_tokens(
-    gpus: Array,
-    gpu_hour_price: Array,
+    monthly_cost: Array,
+    HOURS_PER_MONTH: float,
     avg_qps: Array,
     avg_output_tokens: Array,
     SECONDS_PER_HOUR: float,
 ) -> Array:
-    """Fleet cost per million generated tokens at the average request rate."""
-    return gpus * gpu_hour_price / (avg_qps * avg_output_tokens * SECONDS_PER_HOUR) * 1e6
+    """Fleet cost (as billed) per million generated tokens at the average request rate."""
+    hourly = monthly_cost / HOURS_PER_MONTH
+    return hourly / (avg_qps * avg_output_tokens * SECONDS_PER_HOUR) * 1e6
 
 
 @quantity(
     "USD/1M tokens",
-    "{gpus}*{gpu_hour_price}/({avg_qps}*({avg_prompt_tokens}+{avg_output_tokens})"
+    "{monthly_cost}/{HOURS_PER_MONTH}/({avg_qps}*({avg_prompt_tokens}+{avg_output_tokens})"
     "*{SECONDS_PER_HOUR})*10^6",
 )
 def cost_per_million_total_tokens(
-    gpus: Array,
-    gpu_hour_price: Array,
+    monthly_cost: Array,
+    HOURS_PER_MONTH: float,
     avg_qps: Array,
     avg_prompt_tokens: Array,
     avg_output_tokens: Array,
     SECONDS_PER_HOUR: float,
 ) -> Array:
-    """Fleet cost per million prompt plus output tokens at the average request rate."""
+    """Fleet cost (as billed) per million prompt plus output tokens at the average rate."""
     tokens = avg_qps * (avg_prompt_tokens + avg_output_tokens) * SECONDS_PER_HOUR
-    return gpus * gpu_hour_price / tokens * 1e6
+    return monthly_cost / HOURS_PER_MONTH / tokens * 1e6

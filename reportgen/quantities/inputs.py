@@ -103,6 +103,18 @@ def avg_qps(raw_avg_qps: Array, raw_peak_qps: Array) -> Array:
     return np.where(_given(raw_avg_qps), raw_avg_qps, raw_peak_qps)
 
 
+@quantity("fraction", "IF(ISBLANK({raw_growth_per_quarter}),0,{raw_growth_per_quarter})")
+def growth_per_quarter(raw_growth_per_quarter: Array) -> Array:
+    """Growth of the request rates per quarter, for the quarterly ramp (default 0)."""
+    return np.where(_given(raw_growth_per_quarter), raw_growth_per_quarter, 0.0)
+
+
+@quantity("quarters", "IF(ISBLANK({raw_horizon_quarters}),4,{raw_horizon_quarters})")
+def horizon_quarters(raw_horizon_quarters: Array) -> Array:
+    """Quarters the ramp covers, from the plan's quarter (default 4)."""
+    return np.where(_given(raw_horizon_quarters), raw_horizon_quarters, 4.0)
+
+
 @quantity("tokens", "{raw_avg_prompt_tokens}")
 def avg_prompt_tokens(raw_avg_prompt_tokens: Array) -> Array:
     """Mean prompt (input) length."""

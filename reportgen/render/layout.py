@@ -26,6 +26,8 @@ from reportgen.quantities import REGISTRY, Quantity, input_kind
 from reportgen.quantities.registry import KEYS_PREFIX, RAW_PREFIX
 
 SUMMARY = "Summary"
+BOM = "BOM"
+SENSITIVITY = "Sensitivity"
 SCENARIOS = "Scenarios"
 PLAN = "Plan"
 OPTIONS = "Options"
@@ -38,8 +40,8 @@ MODELS = "Models"
 EFFICIENCY = "Efficiency"
 METHOD = "Method"
 SHEET_ORDER: tuple[str, ...] = (
-    SUMMARY, SCENARIOS, PLAN, OPTIONS, LEVERS, CURVE, LATENCY, ASSUMPTIONS, GPUS, MODELS,
-    EFFICIENCY, METHOD,
+    SUMMARY, BOM, SENSITIVITY, SCENARIOS, PLAN, OPTIONS, LEVERS, CURVE, LATENCY, ASSUMPTIONS,
+    GPUS, MODELS, EFFICIENCY, METHOD,
 )
 
 # Lookup prefix → (sheet holding the table, which name keys it).

@@ -50,20 +50,25 @@ _COST = (
     "((ROUND({monthly_cost[]},2)<ROUND({monthly_cost},2))"
     f"+(ROUND({{monthly_cost[]}},2)=ROUND({{monthly_cost}},2))*{_GPUS})"
 )
-_AMONG_EQUALS = f"({{in_plan_total}}*{_COST}+(1-{{in_plan_total}})*{_EARLIER})"
+# An option competes on cost when it meets its targets and has a price (search.py: feasible
+# and priced).
+_OK = "({in_plan_total}*{priced})"
+_OK_ALL = "({in_plan_total[]}*{priced[]})"
+_AMONG_EQUALS = f"({_OK}*{_COST}+(1-{_OK})*{_EARLIER})"
 _PREFERENCE = (
     f"(({{preference[]}}<{{preference}})+({{preference[]}}={{preference}})*{_AMONG_EQUALS})"
 )
 _BEATS = (
-    f"(({{in_plan_total[]}}>{{in_plan_total}})"
-    f"+({{in_plan_total[]}}={{in_plan_total}})*{_PREFERENCE})"
+    f"(({_OK_ALL}>{_OK})"
+    f"+({_OK_ALL}={_OK})*{_PREFERENCE})"
 )
 # 1 + how many options of the same row beat this one (search.py's ranking, as a formula).
 RANK_XL = f"1+SUMPRODUCT(({{option_of[]}}={{option_of}})*{_BEATS})"
 NOTE = (
     "Each row plans one configuration of a scenario that searches (auto, a list, or a blank "
     "tp) with live formulas; rank 1 is what the scenario's Plan row budgets. Edit Scenarios or "
-    "a catalog price and the ranks follow. Shown: the best {keep} options of each scenario."
+    "a price on the GPUs sheet (price_usd) and the ranks follow. Shown: the best {keep} options "
+    "of each scenario."
 )
 
 

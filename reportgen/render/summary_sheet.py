@@ -39,7 +39,7 @@ CHARTED = "budgeted_monthly_cost"
 
 STATUS_COUNTS = (
     ("chosen", "budgeted"), ("option", "options not chosen"), ("compare", "for comparison"),
-    ("no fit", "not fitting"),
+    ("no fit", "not fitting"), ("no price", "without a price"),
 )
 TOTALS_HEADER_ROW = 10  # rows 2-7: the cover (provenance and digests)
 TOTALS_FIRST_ROW = TOTALS_HEADER_ROW + 1

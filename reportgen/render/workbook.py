@@ -1,7 +1,8 @@
 """The budget workbook: the plan as live Excel formulas generated from the quantity registry.
 
 Sheets, in order: Summary (provenance, totals, per-scenario lines and a bar chart, all formulas
-over Plan), Scenarios (the inputs, editable), Plan (one formula per quantity and scenario),
+over Plan), BOM (the bill of materials per GPU and price basis, sums over Plan), Sensitivity
+(the tornado), Scenarios (the inputs, editable), Plan (one formula per quantity and scenario),
 Options (the best configurations of every row that searches, ranked live; Plan reads rank 1),
 Levers (each budgeted row with one change applied, live, with its difference to the plan),
 Batch curve (a scenario's latency and throughput against the batch, with a line chart),
@@ -21,9 +22,11 @@ from openpyxl.workbook.workbook import Workbook
 
 from reportgen import schema
 from reportgen.engine import RESULT_COLUMNS
+from reportgen.finance.sensitivity import tornado
 from reportgen.levers import with_levers
 from reportgen.plan import Plan
 from reportgen.render import layout as lay
+from reportgen.render.bom_sheet import write_bom
 from reportgen.render.calibration_sheet import write_calibration
 from reportgen.render.curve_sheet import write_curve
 from reportgen.render.input_sheets import (
@@ -37,6 +40,7 @@ from reportgen.render.levers_sheet import lever_rows, write_levers
 from reportgen.render.method_sheet import write_method
 from reportgen.render.options_sheet import option_rows, planned_reader, write_options
 from reportgen.render.plan_sheet import EXTRA_COLUMNS, write_plan
+from reportgen.render.sensitivity_sheet import write_sensitivity
 from reportgen.render.summary_sheet import write_summary
 from reportgen.render.xlsx_cache import CachedValue, package
 
@@ -68,6 +72,8 @@ def build_workbook(plan: Plan) -> tuple[Workbook, dict[str, dict[str, CachedValu
         lay.OPTIONS: write_options(sheets[lay.OPTIONS], layout, plan, options),
         lay.LEVERS: write_levers(sheets[lay.LEVERS], layout, plan, lever_rows(plan)),
         lay.SUMMARY: write_summary(sheets[lay.SUMMARY], layout, plan.results, plan.provenance),
+        lay.BOM: write_bom(sheets[lay.BOM], layout, plan.results),
+        lay.SENSITIVITY: write_sensitivity(sheets[lay.SENSITIVITY], tornado(plan)),
         lay.CURVE: write_curve(sheets[lay.CURVE], layout, plan.scenarios, plan.tables),
     }
     write_assumptions(sheets[lay.ASSUMPTIONS], wb)

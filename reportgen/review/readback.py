@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from reportgen.catalog import Catalogs
+from reportgen.catalog import Catalogs, load_catalogs
 from reportgen.columns import OUTPUT_COLUMNS, unit_of
 from reportgen.digest import SCHEME, inputs_digest, reference_digest, scheme_of
 from reportgen.engine import Tables
@@ -272,7 +272,8 @@ def _read_results_csv(path: Path) -> PlanRecord:
     header = list(dict.fromkeys(k for row in rows for k in row))
     body = [(n, [row.get(k) for k in header]) for n, row in enumerate(rows, start=2)]
     raw = RawTable(f"{path} ({INPUT_ROW} column)", header, body, sha256="")
-    checked = _validate(path, raw, None, f"its {INPUT_ROW} column")
+    # priced as the build priced it: the shipped book, staleness judged at the plan's date
+    checked = _validate(path, raw, load_catalogs(provenance.generated), f"its {INPUT_ROW} column")
     constants = {n: c.value for n, c in CONSTANTS.items()}
     recorded = frame[[c for c in frame.columns if c in OUTPUT_COLUMNS]].copy()
     for name in recorded.columns:

@@ -154,7 +154,8 @@ def uncounted(plan: Plan) -> dict[str, str]:
         status = str(row["status"]) if "status" in plan.results.columns else ""
         why = {"compare": "a comparison row", "option": f"an option of workload {name!r} "
                "that another row beat", "no fit": f"a row that nothing fits "
-               f"({row['bottleneck']})"}.get(status, "not counted")
+               f"({row['bottleneck']})", "no price": "a row whose GPU has no price"
+               }.get(status, "not counted")
         scenario = str(row["scenario"])
         if not keep[i] and scenario != name and scenario not in counted_names:
             reasons[scenario] = why

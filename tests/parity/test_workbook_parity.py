@@ -198,7 +198,7 @@ def options_expected(
     option."""
     options = option_rows(plan)
     typed = plan.typed if typed is None else typed
-    results = estimate(concrete(typed, options), tables, constants)
+    results = estimate(concrete(typed, options), tables, constants).copy()  # one block
     fields = rank_fields(results, options["preference"].to_numpy(), options.index.to_numpy())
     fields["row"] = options["row"].to_numpy()
     ordered = fields.sort_values(["row", *_RANK_COLUMNS], kind="stable")
@@ -462,7 +462,7 @@ def test_an_edited_price_changes_the_pick_and_the_totals_follow(
     chosen = str(parity_plan.results.iloc[row]["gpu"])
     wb = openpyxl.load_workbook(parity_workbook)
     gpus = wb["GPUs"]
-    price_col = _header(gpus, 1)["price_per_gpu_hour"]
+    price_col = _header(gpus, 1)["price_usd"]  # what the registry bills (per priced unit)
     ref = f"{price_col}{_row_of(gpus, 'A', chosen)}"
     gpus[ref] = 80.0
     edited = tmp_path / "pricey.xlsx"
@@ -471,7 +471,7 @@ def test_an_edited_price_changes_the_pick_and_the_totals_follow(
 
     tables = parity_plan.tables
     priced = tables.gpus.copy()
-    priced.loc[chosen, "price_per_gpu_hour"] = 80.0
+    priced.loc[chosen, "price_usd"] = 80.0
     tables = Tables(priced, tables.models, tables.efficiency)
     options, scenarios = options_expected(parity_plan, tables)
     expected = with_choice(estimate(scenarios, tables))

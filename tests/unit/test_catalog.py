@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from reportgen.catalog import (
+    GPU_CATALOG_FIELDS,
     GPU_FIELDS,
     MODEL_FIELDS,
     CatalogError,
@@ -140,7 +141,7 @@ def test_shipped_csv_header_order() -> None:
     data = Path(__file__).resolve().parents[2] / "reportgen" / "data"
     gpu_header = (data / "gpus.csv").read_text(encoding="utf-8").splitlines()[0]
     model_header = (data / "models.csv").read_text(encoding="utf-8").splitlines()[0]
-    assert gpu_header == ",".join(("name", *GPU_FIELDS))
+    assert gpu_header == ",".join(("name", *GPU_CATALOG_FIELDS))
     assert model_header == ",".join(("name", *MODEL_FIELDS))
 
 
@@ -349,7 +350,8 @@ def test_with_gpu_override_and_conflicts(cat: Catalogs) -> None:
     """Overrides update a copy, keep the canonical name, and reject inconsistent rows."""
     cheaper = cat.with_gpu("h100", {"price_per_gpu_hour": 2.0})
     assert cheaper.gpus.at["H100-SXM", "price_per_gpu_hour"] == 2.0
-    assert cat.gpus.at["H100-SXM", "price_per_gpu_hour"] == pytest.approx(3.24)
+    # the price book's p5.48xlarge on-demand rate (98.32 USD per 8-GPU instance-hour) ÷ 8
+    assert cat.gpus.at["H100-SXM", "price_per_gpu_hour"] == pytest.approx(98.32 / 8)
     l4 = {str(key): value for key, value in cat.gpus.loc["L4"].items()}
     with pytest.raises(CatalogError, match="H100"):
         cat.with_gpu("My-GPU", {**l4, "aliases": "H100"})
@@ -360,11 +362,14 @@ def test_with_gpu_override_and_conflicts(cat: Catalogs) -> None:
 
 
 def test_gpu_rows_are_sourced(cat: Catalogs) -> None:
-    """Every GPU row cites a spec source and a price source or a labelled assumption."""
+    """Every GPU row cites a spec source; every price cites a URL, or says there is none."""
     for name, row in cat.gpus.iterrows():
-        assert row["source"] and row["source_date"] and row["price_date"], name
+        assert row["source"] and row["source_date"], name
         price_source = str(row["price_source"])
-        assert price_source.startswith("assumption:") or "http" in price_source, name
+        if row["price_status"] == "no_price":
+            assert row["price_usd"] == 0 and price_source.startswith("no on_demand price"), name
+        else:
+            assert "http" in price_source and row["price_usd"] > 0, name
     for name, row in cat.models.iterrows():
         assert row["source"] and row["hf_id"], name
 

@@ -24,8 +24,8 @@ def test_blank_tp_is_the_cheapest_not_the_smallest_that_fits() -> None:
     row = plan.results.iloc[0]
     assert (row["tp"], row["gpus"], row["status"]) == (2, 46, "chosen")
     assert row["typed_configuration"].startswith("H200-SXM, TP 1")
-    assert row["typed_monthly_cost"] == pytest.approx(61 * 5.408 * 730)
-    assert row["saving_monthly_cost"] == pytest.approx(15 * 5.408 * 730)
+    assert row["typed_monthly_cost"] == pytest.approx(61 * 4.54 * 730)
+    assert row["saving_monthly_cost"] == pytest.approx(15 * 4.54 * 730)
     assert row["candidates_evaluated"] == 4 and row["searched"] == "tp"
     assert "runner-up" in row["decision"]
 

@@ -24,8 +24,8 @@ from reportgen.validate import validate
 from tests.helpers import build_plan, lint_workbook
 
 SHEETS = [
-    "Summary", "Scenarios", "Plan", "Options", "Levers", "Batch curve", "Latency", "Assumptions",
-    "GPUs", "Models", "Efficiency", "Method",
+    "Summary", "BOM", "Sensitivity", "Scenarios", "Plan", "Options", "Levers", "Batch curve",
+    "Latency", "Assumptions", "GPUs", "Models", "Efficiency", "Method",
 ]
 TRICKY_NAMES = ('=HYPERLINK("http://x","y")', "+1+1", "@SUM(1)", "-2")
 BASE = dict(model="Llama-3.1-70B", gpu="H100-SXM", peak_qps=20, avg_prompt_tokens=2000,

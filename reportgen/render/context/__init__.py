@@ -52,7 +52,9 @@ from reportgen.render.context.models import (
     Table,
     TutorialComparison,
 )
+from reportgen.render.context.outlook import outlook
 from reportgen.render.context.procurement import procurement
+from reportgen.render.context.sensitivity import sensitivity
 from reportgen.render.context.summary import SUMMARY_ROWS, summary
 from reportgen.render.context.sweeps import sweeps
 
@@ -138,4 +140,6 @@ def build(plan: Plan, progress: Callable[[str], None] | None = None) -> Report:
         calibration=calibration(plan),
         inputs_digest=p.inputs_digest,
         latency=latency_section(plan),
+        outlook=outlook(plan),
+        tornado=sensitivity(plan),
     )

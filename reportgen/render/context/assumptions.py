@@ -145,7 +145,9 @@ def _prices(plan: Plan, rows: Sequence[Row]) -> Table:
     return Table(
         "prices",
         "GPU prices",
-        "Per GPU-hour, in USD; every cost in this report is GPUs × price × hours.",
+        "Per GPU-hour in USD (an instance's price ÷ its GPUs); costs are billed units (whole "
+        "instances for instance-hour prices, else GPUs) × price per unit × hours: see the "
+        "procurement page for each price's basis, region and unit.",
         ("GPU", "Price per GPU-hour", "Source", "Date"),
         tuple(price_rows),
     )

@@ -142,6 +142,8 @@ def status_text(row: Row) -> str:
         return f"Option of workload {quote(str(row['workload']))}, not chosen: not in the totals"
     if status == "no fit":
         return "Does not fit: not in the totals"
+    if status == "no price":
+        return "No price for this GPU in the price book: not in the totals"
     return "In the plan"
 
 

@@ -14,7 +14,15 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-from reportgen.choose import CHOSEN, COMPARE, NO_FIT, OPTION, configuration, gpus_per_node
+from reportgen.choose import (
+    CHOSEN,
+    COMPARE,
+    NO_FIT,
+    NO_PRICE,
+    OPTION,
+    configuration,
+    gpus_per_node,
+)
 from reportgen.plan import Plan
 from reportgen.render import charts
 from reportgen.render.context.common import Row, bottleneck_label, fmt_value, plural
@@ -29,7 +37,8 @@ from reportgen.render.context.models import (
 
 ALTERNATIVES = 5
 CLIP = 3.0  # the cost chart's axis stops at this multiple of the cheapest option
-_STATUS_WORDS = {COMPARE: "for comparison", OPTION: "option not chosen", NO_FIT: "does not fit"}
+_STATUS_WORDS = {COMPARE: "for comparison", OPTION: "option not chosen", NO_FIT: "does not fit",
+                 NO_PRICE: "without a price"}
 
 
 def _alternatives(plan: Plan, rows: Sequence[int], chosen: int) -> tuple[Alternative, ...]:

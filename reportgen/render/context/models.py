@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from reportgen.render.context.latency import LatencySection
+    from reportgen.render.context.outlook import Outlook
+    from reportgen.render.context.sensitivity import Tornado
 
 # --- small value types ---------------------------------------------------------------------------
 
@@ -83,6 +85,9 @@ class Summary:
     total_gpus: Num
     total_monthly_cost: Num
     findings: tuple[str, ...]
+    scope_sentence: str = ""  # what the total includes and excludes
+    pricing_sentence: str = ""  # basis, region and date of each price used
+    redundancy_sentence: str = ""  # what availability and whole-instance billing add
 
 
 # --- per scenario --------------------------------------------------------------------------------
@@ -181,6 +186,13 @@ class BomRow:
     monthly_cost: Num
     annual_cost: Num
     scenarios: str
+    basis: str = ""  # price basis (on_demand ...), region and instance type / SKU, in words
+    unit: str = ""  # what is billed: "GPU-hours" or "<sku> instance-hours"
+    billed_units: Num = Num("", "text")
+    billed_gpus: Num = Num("", "text")
+    wall_kw: Num = Num("", "text")  # at the wall: servers' maximum draw (or GPU boards) × PUE
+    wall_basis: str = ""  # what wall_kw counts
+    needed: str = ""  # the quarter the hardware is needed
 
 
 @dataclass(frozen=True)
@@ -191,6 +203,11 @@ class PriceRow:
     price: Num
     source: str
     date: str
+    basis: str = ""
+    unit: str = ""
+    region: str = ""
+    sku: str = ""
+    status: str = ""
 
 
 @dataclass(frozen=True)
@@ -349,3 +366,5 @@ class Report:
     calibration: CalibrationPage | None = None
     inputs_digest: str = ""  # digest.py: recomputable from the workbook or results CSV
     latency: LatencySection | None = None  # simulated latency under load (context/latency.py)
+    outlook: Outlook | None = None  # demand over time (render/context/outlook.py)
+    tornado: Tornado | None = None  # the summary's sensitivity (render/context/sensitivity.py)

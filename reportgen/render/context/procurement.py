@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from reportgen.finance.buy_rent import SERVER_KW, OwnershipTerms
+from reportgen.finance.outlook import quarter_label
 from reportgen.plan import Plan
 from reportgen.render.context.common import (
     Row,
@@ -20,15 +22,43 @@ from reportgen.render.context.models import BomRow, Num, PriceRow, Procurement
 
 _NODES_NOTE = (
     "Nodes are counted per scenario (replicas of different scenarios are not packed onto "
-    "shared servers); power is GPU board power at TDP, without host, cooling or network. "
+    "shared servers; a replica spans nodes only with pipeline stages); node-hour prices bill "
+    "whole instances, so billed GPUs can exceed the GPUs replicas use; power is GPU board "
+    "power at TDP, without host, cooling or network. "
 )
+PriceKey = tuple[str, str, str, float, str]  # gpu, basis, unit, price per unit, SKU
 
 
-def _bom(gpu: str, price: Num, members: Sequence[Row]) -> BomRow:
+def unit_words(unit: str, sku: str) -> str:
+    """What a price unit bills, in words."""
+    if unit == "node_hour":
+        return f"{sku or 'instance'} instances"
+    return "GPUs"
+
+
+def _wall(gpu: str, members: Sequence[Row]) -> tuple[float, str]:
+    """Power at the wall, kW, and what it counts."""
+    pue = OwnershipTerms().pue
+    if gpu in SERVER_KW:
+        return (sum_of(members, "nodes") * SERVER_KW[gpu] * pue,
+                f"servers at their maximum draw ({SERVER_KW[gpu]:g} kW) × PUE {pue:g}")
+    return sum_of(members, "power_kw") * pue, f"GPU boards only × PUE {pue:g}"
+
+
+def _bom(key: PriceKey, members: Sequence[Row], needed: str = "") -> BomRow:
     """One line of the bill: the members' totals."""
+    gpu, basis, unit, price, sku = key
+    region = text_of(members[0]["price_region"]) if members else ""
+    wall, wall_basis = _wall(gpu, members) if gpu != "Total" else (
+        sum(_wall(str(m["gpu"]), [m])[0] for m in members), "")
     return BomRow(
+        wall_kw=Num(wall, "kW"), wall_basis=wall_basis, needed=needed,
         gpu=gpu,
-        price=price,
+        price=Num(price, "USD/unit-h") if gpu != "Total" else Num("", "text"),
+        basis=", ".join(p for p in (basis, region, sku if unit == "node_hour" else "") if p),
+        unit=unit_words(unit, sku) if gpu != "Total" else "",
+        billed_units=Num(sum_of(members, "billed_units"), "billed units"),
+        billed_gpus=Num(sum_of(members, "billed_gpus"), "GPUs"),
         gpus=Num(sum_of(members, "gpus"), "GPUs"),
         gpus_low=Num(sum_of(members, "gpus_low"), "GPUs"),
         gpus_high=Num(sum_of(members, "gpus_high"), "GPUs"),
@@ -40,16 +70,18 @@ def _bom(gpu: str, price: Num, members: Sequence[Row]) -> BomRow:
     )
 
 
-def _price_key(row: Row) -> tuple[str, float]:
-    return str(row["gpu"]), as_float(row, "gpu_hour_price")
+def price_key(row: Row) -> PriceKey:
+    """What one line of the bill shares: GPU, price basis, unit, price per unit and SKU."""
+    return (str(row["gpu"]), text_of(row["price_basis"]), text_of(row["price_unit"]),
+            as_float(row, "price_per_unit"), text_of(row["price_sku"]))
 
 
 def _prices(plan: Plan, counted: Sequence[Row]) -> tuple[PriceRow, ...]:
-    """Each GPU and price the plan buys at, once, with its source."""
+    """Each GPU and price the plan buys at, once, with its basis, region, date and source."""
     prices: list[PriceRow] = []
-    seen: set[tuple[str, float]] = set()
+    seen: set[PriceKey] = set()
     for r in counted:
-        key = _price_key(r)
+        key = price_key(r)
         if key in seen:
             continue
         seen.add(key)
@@ -58,7 +90,10 @@ def _prices(plan: Plan, counted: Sequence[Row]) -> tuple[PriceRow, ...]:
             date = text_of(gpu_field(plan, key[0], "price_date"))
         else:
             source, date = f"given in the scenario file ({r['scenario']})", "—"
-        prices.append(PriceRow(key[0], Num(key[1], "USD/GPU-h"), source or "—", date or "—"))
+        prices.append(PriceRow(key[0], Num(key[3], "USD/unit-h"), source or "—", date or "—",
+                               basis=key[1], unit=unit_words(key[2], key[4]),
+                               region=text_of(r["price_region"]) or "—", sku=key[4] or "—",
+                               status=text_of(r["price_status"])))
     return tuple(prices)
 
 
@@ -82,16 +117,14 @@ def _fabric(plan: Plan, counted: Sequence[Row]) -> str:
 def procurement(plan: Plan, rows: Sequence[Row]) -> Procurement:
     """The procurement page (rows in the plan's totals only)."""
     counted = [r for r in rows if is_counted(r)]
-    groups: dict[tuple[str, float], list[Row]] = {}
+    groups: dict[PriceKey, list[Row]] = {}
     for r in counted:
-        groups.setdefault(_price_key(r), []).append(r)
-    bom_rows = tuple(
-        _bom(gpu, Num(price, "USD/GPU-h"), members)
-        for (gpu, price), members in sorted(groups.items())
-    )
+        groups.setdefault(price_key(r), []).append(r)
+    needed = quarter_label(plan.provenance.generated, 0)
+    bom_rows = tuple(_bom(key, members, needed) for key, members in sorted(groups.items()))
     return Procurement(
         rows=bom_rows,
-        total=_bom("Total", Num("", "text"), counted),
+        total=_bom(("Total", "", "", 0.0, ""), counted),
         prices=_prices(plan, counted),
         nodes_note=_NODES_NOTE + _fabric(plan, counted)
         + f"Costs assume {hours()} billable hours a month.",

@@ -24,6 +24,7 @@ from reportgen.render.context.common import (
     is_counted,
     is_tutorial,
     num,
+    plural,
     scalar,
     status_text,
     text_of,
@@ -83,7 +84,9 @@ def _stages_text(row: Row) -> str:
 def _inputs(plan: Plan, row: Row) -> tuple[Item, ...]:
     calibrated = calibration_of(plan, str(row["efficiency_key"])) or "uncalibrated prior"
     tp_note = _default(row["raw_tp"], "tutorial: always 1" if is_tutorial(row) else "auto")
-    price_from = "scenario" if not blank(row["raw_gpu_hour_price"]) else "catalog"
+    price_from = "scenario" if not blank(row["raw_gpu_hour_price"]) else (
+        f"price book: {row['price_basis']}, {row['price_region'] or 'no region'}, "
+        f"{row['price_date'] or 'undated'}")
 
     def text(label: str, value: str) -> Item:
         return Item(label, Num(value, "text"))
@@ -137,7 +140,12 @@ def _tutorial_chain(row: Row, per_node: Num) -> tuple[tuple[ChainStep, ...], str
         ChainStep("×", num(row, "safety_factor"), "safety factor", bare=True),
         ChainStep("÷", num(row, "tutorial_instance_rps"),
                   "tutorial capacity of one instance: F·MFU/2P ÷ (prompt + output tokens)"),
-        ChainStep("=", num(row, "instances"), "instances, rounded up"),
+        *((ChainStep("=", num(row, "traffic_instances"), "instances traffic needs, rounded up"),
+           ChainStep("+", num(row, "redundancy_instances"),
+                     "for availability (min_replicas, spare_replicas)", bare=True),
+           ChainStep("=", num(row, "instances"), "instances"))
+          if float(row["redundancy_instances"]) > 0 else
+          (ChainStep("=", num(row, "instances"), "instances, rounded up"),)),
         ChainStep("×", num(row, "tp"), "GPUs per instance (no tensor parallelism)"),
         ChainStep("=", num(row, "gpus"), "GPUs"),
         ChainStep("÷", per_node, "GPUs per node, rounded up"),
@@ -172,7 +180,12 @@ def _chain(plan: Plan, row: Row) -> tuple[tuple[ChainStep, ...], str]:
         )
     steps = (
         *sizing,
-        ChainStep("=", num(row, "instances"), "instances, rounded up"),
+        *((ChainStep("=", num(row, "traffic_instances"), "instances traffic needs, rounded up"),
+           ChainStep("+", num(row, "redundancy_instances"),
+                     "for availability (min_replicas, spare_replicas)", bare=True),
+           ChainStep("=", num(row, "instances"), "instances"))
+          if float(row["redundancy_instances"]) > 0 else
+          (ChainStep("=", num(row, "instances"), "instances, rounded up"),)),
         ChainStep("×", num(row, "gpus_per_instance"),
                   "GPUs per instance (tensor parallelism × pipeline stages)"
                   if float(row["pp"]) > 1 else "GPUs per instance (tensor parallelism)"),
@@ -180,8 +193,15 @@ def _chain(plan: Plan, row: Row) -> tuple[tuple[ChainStep, ...], str]:
         ChainStep("÷", per_node, "GPUs per node, rounded up"),
         ChainStep("=", num(row, "nodes"), "nodes"),
     )
+    if str(row["price_unit"]) == "node_hour":
+        instance = f"{row['price_sku'] or 'priced'} instance"
+        billed = (f"Billed as {plural(int(row['billed_units']), instance)} "
+                  f"({fmt(row, 'billed_gpus', with_unit=False)} GPUs) at "
+                  f"{fmt(row, 'price_per_unit')} per instance-hour")
+    else:
+        billed = f"At {fmt(row, 'gpu_hour_price')} per GPU-hour"
     return steps, (
-        f"At {fmt(row, 'gpu_hour_price')} per GPU-hour and {hours()} hours a month this costs "
+        f"{billed} and {hours()} hours a month this costs "
         f"{fmt(row, 'monthly_cost')} a month; at the average load "
         f"({fmt(row, 'avg_qps')}) the fleet is {fmt(row, 'utilization_at_avg_load')} busy and "
         f"an output token costs {fmt(row, 'cost_per_million_output_tokens')} per million."

@@ -26,9 +26,14 @@ from reportgen.render.context.common import (
     status_text,
     sum_of,
 )
+from reportgen.render.context.costing import (
+    pricing_sentence,
+    redundancy_sentence,
+    scope_sentence,
+)
 from reportgen.render.context.models import Headline, Num, Summary, SummaryRow
 
-SUMMARY_ROWS = 10  # rows of the executive summary's table that still fit its one page
+SUMMARY_ROWS = 6  # rows of the summary's table that still fit its one page beside the tornado
 _INFEASIBLE = ("weights_do_not_fit", "slo_unreachable")
 
 
@@ -183,8 +188,9 @@ def _summary_row(i: int, r: Row) -> SummaryRow:
         model=str(r["model"]),
         gpu=str(r["gpu"]) if float(r["pp"]) <= 1 else f"{replica(r)} per replica",
         gpus=num(r, "gpus"),
-        monthly_cost=num(r, "monthly_cost"),
-        cost_per_million=num(r, "cost_per_million_output_tokens"),
+        monthly_cost=num(r, "monthly_cost") if r["priced"] == 1 else Num("no price", "text"),
+        cost_per_million=(num(r, "cost_per_million_output_tokens") if r["priced"] == 1
+                          else Num("no price", "text")),
         bottleneck=str(r["bottleneck"]),
         bottleneck_label=bottleneck_label(r),
         counted=is_counted(r),
@@ -237,4 +243,7 @@ def summary(plan: Plan, rows: Sequence[Row], matches: Mapping[int, int]) -> Summ
         total_gpus=headlines[0].value,
         total_monthly_cost=headlines[2].value,
         findings=findings(rows, matches),
+        scope_sentence=scope_sentence(counted),
+        pricing_sentence=pricing_sentence(counted),
+        redundancy_sentence=redundancy_sentence(counted),
     )

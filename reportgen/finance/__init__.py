@@ -1,0 +1,1 @@
+"""Costing the way finance and procurement count it: the price book (prices.py)."""

@@ -1,0 +1,111 @@
+"""The BOM sheet: the bill of materials per GPU type and price basis, live SUMPRODUCTs over the
+Plan sheet's counted rows, with a total that equals the Summary's.
+
+One row per GPU and price basis that any Plan row uses (rows nothing budgets show 0, so an edit
+that moves the choice to another GPU of the plan still adds up); each figure is
+SUMPRODUCT((Plan!gpu = GPU) × (Plan!price_basis = basis) × Plan!counted × Plan!<column>). The
+PDF's procurement page groups the same rows the same way.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+from openpyxl.worksheet.worksheet import Worksheet
+
+from reportgen.quantities import REGISTRY
+from reportgen.render.cells import (
+    NOTE_FONT,
+    header_row,
+    number_format,
+    set_formula,
+    set_text,
+    set_widths,
+)
+from reportgen.render.layout import FIRST_ROW, PLAN, Layout, letter, sheet_ref
+from reportgen.render.xlsx_cache import CachedValue
+
+KEYS: tuple[str, ...] = ("gpu", "price_basis")
+# Read from the key's first Plan row (the same for every row of one GPU and basis).
+LABELS: tuple[str, ...] = ("price_region", "price_sku", "price_unit", "price_per_unit",
+                           "price_date", "price_status")
+SUMS: tuple[str, ...] = (
+    "billed_units", "gpus", "billed_gpus", "nodes", "power_kw", "redundancy_instances",
+    "redundancy_monthly_cost", "monthly_cost", "annual_cost",
+)
+FLAG = "counted"
+NOTE = (
+    "Sums over Plan rows with counted = 1, per GPU and price basis; the total row equals the "
+    "Summary's totals. Billed units are whole instances for node-hour prices, GPUs for "
+    "GPU-hour prices."
+)
+
+
+def bom_keys(results: pd.DataFrame) -> dict[tuple[str, str], int]:
+    """Every GPU and price basis the Plan rows use, in first-seen order, with the position of
+    the first row that uses it."""
+    seen: dict[tuple[str, str], int] = {}
+    for i, (gpu, basis) in enumerate(zip(results["gpu"], results["price_basis"], strict=True)):
+        seen.setdefault((str(gpu), str(basis)), i)
+    return seen
+
+
+def bom_values(results: pd.DataFrame) -> pd.DataFrame:
+    """What the sheet's formulas compute: per key, the counted rows' sums."""
+    flag = results[FLAG].astype(float)
+    rows = []
+    for gpu, basis in bom_keys(results):
+        mask = (results["gpu"] == gpu) & (results["price_basis"] == basis)
+        first = results[mask].iloc[0]
+        rows.append({"gpu": gpu, "price_basis": basis,
+                     **{name: first[name] for name in LABELS},
+                     **{name: float((results.loc[mask, name].astype(float)
+                                     * flag[mask]).sum()) for name in SUMS}})
+    return pd.DataFrame(rows, columns=[*KEYS, *LABELS, *SUMS])
+
+
+def _match(layout: Layout, key_cells: dict[str, str]) -> str:
+    return "*".join(f"({layout.plan_range(k)}={key_cells[k]})" for k in KEYS)
+
+
+def write_bom(ws: Worksheet, layout: Layout, results: pd.DataFrame) -> dict[str, CachedValue]:
+    """The bill of materials as formulas over Plan; returns the cells' cached values."""
+    columns = [*KEYS, *LABELS, *SUMS]
+    header_row(ws, 1, columns, [REGISTRY[c].doc for c in columns])
+    expected = bom_values(results)
+    values: dict[str, CachedValue] = {}
+    flag = layout.plan_range(FLAG)
+    firsts = list(bom_keys(results).values())
+    for i, (_, row) in enumerate(expected.iterrows()):
+        r = FIRST_ROW + i
+        key_cells = {k: f"${letter(j)}{r}" for j, k in enumerate(KEYS)}
+        for j, name in enumerate(KEYS, start=1):
+            set_text(ws.cell(row=r, column=j), str(row[name]))
+        match = _match(layout, key_cells)
+        plan_row = FIRST_ROW + firsts[i]
+        for j, name in enumerate(LABELS, start=len(KEYS) + 1):
+            cell = ws.cell(row=r, column=j)
+            set_formula(cell, f"={sheet_ref(PLAN)}{layout.plan_cols[name]}{plan_row}")
+            value = row[name]
+            values[cell.coordinate] = value if isinstance(value, str) else float(value)
+            fmt = number_format(REGISTRY[name].unit)
+            if fmt and REGISTRY[name].kind == "number":
+                cell.number_format = fmt
+        for j, name in enumerate(SUMS, start=len(KEYS) + len(LABELS) + 1):
+            cell = ws.cell(row=r, column=j)
+            set_formula(cell, f"=SUMPRODUCT({match}*{flag}*{layout.plan_range(name)})")
+            values[cell.coordinate] = float(row[name])
+            cell.number_format = number_format(REGISTRY[name].unit) or "General"
+    total = FIRST_ROW + len(expected)
+    set_text(ws.cell(row=total, column=1), "Total")
+    last = total - 1
+    for j, name in enumerate(SUMS, start=len(KEYS) + len(LABELS) + 1):
+        col = letter(j - 1)
+        cell = ws.cell(row=total, column=j)
+        set_formula(cell, f"=SUM({col}{FIRST_ROW}:{col}{max(last, FIRST_ROW)})")
+        values[cell.coordinate] = float(expected[name].sum())
+        cell.number_format = number_format(REGISTRY[name].unit) or "General"
+    set_text(ws.cell(row=total + 2, column=1), NOTE)
+    ws.cell(row=total + 2, column=1).font = NOTE_FONT
+    ws.freeze_panes = "C2"
+    set_widths(ws, [16, 14, 12, 14, 11, 12, 12, 12, *([13.0] * len(SUMS))])
+    return values
