@@ -18,8 +18,8 @@ if TYPE_CHECKING:
     import numpy as np
 
     from reportgen.calibration.user_rows import UserCalibration
-    from reportgen.simulate.plan_latency import LatencyUnderLoad
     from reportgen.finance.prices import PriceBook
+    from reportgen.simulate.plan_latency import LatencyUnderLoad
 
 
 @dataclass(frozen=True)

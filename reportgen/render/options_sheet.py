@@ -41,6 +41,9 @@ EXTRA: tuple[tuple[str, str], ...] = (
     ("rank", "1 for the option the Plan row plans: meets every target first, then preference, "
              "lower monthly cost (to the cent), fewer GPUs, fewer pipeline stages, lower TPOT, "
              "the earlier option."),
+    ("knee_rps", "Blank on purpose: options are ranked on the closed form, as the search ranks "
+                 "them; a knee is simulated for one configuration and applies only on the Plan "
+                 "row that budgets it."),
 )
 _EARLIER = "(ROW({option_of[]})<ROW({option_of}))"
 _TPOT = f"(({{tpot_ms[]}}<{{tpot_ms}})+({{tpot_ms[]}}={{tpot_ms}})*{_EARLIER})"
@@ -123,9 +126,13 @@ def write_options(ws: Worksheet, layout: Layout, plan: Plan,
         set_text(ws.cell(row=FIRST_ROW, column=1), "No scenario searches its configuration.")
         ws.cell(row=FIRST_ROW, column=1).font = NOTE_FONT
         return values
-    results = estimate(concrete(plan.typed, options), plan.tables)
+    typed = plan.typed
+    if "knee_rps" in typed.columns:  # ranked on the closed form (the KNEE note above)
+        typed = typed.assign(knee_rps=float("nan"))
+    results = estimate(concrete(typed, options), plan.tables)
     planned = engine_inputs(options)
     own = {c: cols[PLANNED_PREFIX + c] for c in CONFIG}
+    own["knee_rps"] = cols["knee_rps"]
     last = FIRST_ROW + len(options) - 1
     group_cols = {**layout.plan_cols, **cols}
     for k in range(len(options)):

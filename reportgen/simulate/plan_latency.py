@@ -202,7 +202,8 @@ CURVE_COLUMNS = ("scenario", "load_of_capacity", "rate_rps_per_instance", "ttft_
 
 
 def day_rows(values: Mapping[str, Any], raw: Mapping[str, Any], workload: Workload,
-             knee: float) -> tuple[Day, pd.DataFrame]:
+             knee: float, profiles: Mapping[str, np.ndarray] | None = None
+             ) -> tuple[Day, pd.DataFrame]:
     """A day of the row's fleet under each policy, and the load curve it was planned on."""
     capacity = knee if knee > 0 else float(values["instance_rps"])
     rates = np.asarray(OCCUPANCY_CURVE_MULTIPLES) * capacity
@@ -221,7 +222,8 @@ def day_rows(values: Mapping[str, Any], raw: Mapping[str, Any], workload: Worklo
                   occupancy_rates_rps=np.concatenate([[0.0], rates]),
                   occupancy=np.concatenate([[0.0], np.maximum.accumulate(occupancy)]))
     day = simulate_day(hourly_rates_for({"peak_qps": values["peak_qps"],
-                                         "avg_qps": raw.get("avg_qps")}), fleet)
+                                         "avg_qps": raw.get("avg_qps"),
+                                         "workload": values.get("workload")}, profiles), fleet)
     day.table.insert(0, "scenario", values["scenario"])
     return day, curve
 
@@ -251,7 +253,7 @@ def with_latency(plan: Plan) -> Plan:
         raw = plan.scenarios.iloc[i].to_dict()
         knee = float(row["knee_rps_per_instance"])
         day, curve = day_rows(values, {str(k): v for k, v in raw.items()}, workload,
-                              knee if not math.isnan(knee) else 0.0)
+                              knee if not math.isnan(knee) else 0.0, plan.profiles)
         days.append(day.table)
         curves.append(curve)
         if float(values["instances"]) > most:
