@@ -89,6 +89,7 @@ from reportgen.calibration.scoring import (
     kind_score,
     score,
     scored_rows,
+    signed_pct,
     size_class,
 )
 from reportgen.calibration.table import (
@@ -109,6 +110,6 @@ __all__ = [
     "cross_validate", "efficiency_keys", "efficiency_table", "fit", "fit_group", "fit_groups",
     "fit_rows", "group_scores", "kind_score", "kind_weights", "later_release",
     "load_measurements", "log_loss", "nelder_mead", "normalise_reference", "plain_roofline",
-    "predict", "score", "scored_rows", "size_class", "start_table", "write_efficiency",
-    "write_measurements",
+    "predict", "score", "scored_rows", "signed_pct", "size_class", "start_table",
+    "write_efficiency", "write_measurements",
 ]  # fmt: skip

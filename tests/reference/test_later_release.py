@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -82,3 +83,32 @@ def test_every_later_row_is_predicted() -> None:
     rows = cal.scored_rows(bench, cal.predict(bench))
     assert rows["predicted"].notna().all() and (rows["predicted"] > 0).all()
     assert not rows["fitted"].any()
+
+
+def test_signed_error_is_positive_when_the_engine_over_predicts() -> None:
+    """Signed error = predicted ÷ measured − 1: 120 predicted for 100 measured is +20 %, 80 is
+    −20 %; their median is 0 and the MdAPE 20 %."""
+    predicted = np.array([120.0, 80.0, 100.0])
+    measured = np.array([100.0, 100.0, 100.0])
+    assert cal.signed_pct(predicted, measured) == pytest.approx([20.0, -20.0, 0.0])
+    s = cal.score(predicted, measured)
+    assert s.median_signed_pct == pytest.approx(0.0)
+    assert s.mean_signed_pct == pytest.approx(0.0)
+    assert s.mdape_pct == pytest.approx(20.0)
+    over = cal.score(np.array([130.0, 125.0]), np.array([100.0, 100.0]))
+    assert over.median_signed_pct == pytest.approx(27.5) and over.median_ratio < 1
+
+
+def test_scored_rows_carry_the_wave2_grouping_columns() -> None:
+    """Each scored row names its GPU family, dense vs MoE, model family (architecture class)
+    and engine release, so the benchmark can group by them."""
+    bench = cal.build_bench(cal.load_measurements(), efficiency=load_efficiency())
+    rows = cal.scored_rows(bench, cal.predict(bench))
+    assert set(rows["gpu_family"]) == {"hopper", "ampere", "ada", "blackwell"}
+    assert set(rows.loc[rows["model"] == "Qwen3-30B-A3B", "moe"]) == {"MoE"}
+    assert set(rows.loc[rows["model"] == "Llama-3.3-70B", "moe"]) == {"dense"}
+    assert set(rows.loc[rows["model"].str.startswith("Llama-4"), "model_family"]) == {
+        "Llama4ForConditionalGeneration"}
+    later = rows["later_release"].to_numpy(dtype=bool)
+    assert set(rows.loc[later, "release"]) == {"TensorRT-LLM 1.0"}
+    assert "TensorRT-LLM 0.13.0" in set(rows.loc[~later, "release"])
