@@ -356,6 +356,48 @@ def cross_validation(bench: cal.Bench, fitted: cal.Fit, mask: np.ndarray) -> Non
                   f"{out_s.within_pct:5.1f} %  p10/p90 {out_s.p10_ratio:.2f}/{out_s.p90_ratio:.2f}")
 
 
+def release_factor(bench: cal.Bench, rows: pd.DataFrame) -> None:
+    """The engine-release factor fitted on same-configuration pairs, and its ablation: the later
+    release's offline rows scored as shipped and with the factor (pair rows are in sample for
+    the factor; the others, e.g. Blackwell and MoE, out of sample)."""
+    section("engine-release factor (same-configuration pairs across releases)")
+    factors = cal.fit_release_factors(bench)
+    if not factors:
+        print("no configuration was measured on two releases")
+        return
+    pairs = cal.release_pairs(bench)
+    for f in factors.values():
+        models = sorted(set(pairs.loc[pairs["framework_version_later"] == f.release,
+                                      "models_later"]))
+        print(f"release {f.release} ÷ fitted release: factor {f.factor:.3f} (geometric mean of "
+              f"{f.n_pairs} pairs; p10 {f.p10:.2f}, p90 {f.p90:.2f}; GPUs "
+              f"{', '.join(sorted(set(pairs['gpu'])))}; models {', '.join(models)})")
+    print_groups(pairs.assign(predicted=pairs["measured_fitted"], measured=pairs["measured_later"]),
+                 "models_later", "the pairs: fitted-release throughput as the prediction of the "
+                 "later release's")
+    adjusted = cal.release_adjusted(bench, rows["predicted"].to_numpy(float), factors)
+    later = rows["later_release"].to_numpy(dtype=bool)
+    paired_ids = {i for ids in pairs["row_ids_later"] for i in ids}
+    in_pairs = rows["row_id"].isin(paired_ids).to_numpy()
+    print(f"{'later-release offline rows':<44}{'n':>5}{'shipped MdAPE':>15}{'signed':>9}"
+          f"{'× factor MdAPE':>16}{'signed':>9}")
+    groups = [("all", later), ("in the pairs (in sample)", later & in_pairs),
+              ("not in the pairs (out of sample)", later & ~in_pairs)]
+    for family in sorted(set(rows.loc[later, "gpu_family"])):
+        groups.append((f"  not in pairs, {family}",
+                       later & ~in_pairs & (rows["gpu_family"] == family).to_numpy()))
+    for moe in ("dense", "MoE"):
+        groups.append((f"  not in pairs, {moe}",
+                       later & ~in_pairs & (rows["moe"] == moe).to_numpy()))
+    measured = rows["measured"].to_numpy(float)
+    shipped = rows["predicted"].to_numpy(float)
+    for label, sel in groups:
+        if sel.any():
+            a, b = cal.score(shipped[sel], measured[sel]), cal.score(adjusted[sel], measured[sel])
+            print(f"{label:<44}{a.n:>5}{a.mdape_pct:>13.1f} %{a.median_signed_pct:>+8.1f}%"
+                  f"{b.mdape_pct:>14.1f} %{b.median_signed_pct:>+8.1f}%")
+
+
 def write(bench: cal.Bench, mask: np.ndarray, prior: pd.DataFrame, cv: bool) -> pd.DataFrame:
     section("fit (this takes about a minute)")
     fitted = cal.fit(bench, cal.start_table(prior), mask)
@@ -415,6 +457,7 @@ def main() -> int:
     if len(later):
         wave2_tables(later, "later release (TRT-LLM v1.0) offline, scored, never fitted")
         wave2_tables(offline, "both releases, offline")
+    release_factor(bench, rows)
     ok = targets(rows, scores)
     plain_roofline(bench, table)
     ablations(bench, mask, table, args.refit_ablations)

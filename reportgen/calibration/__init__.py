@@ -69,6 +69,12 @@ from reportgen.calibration.measurements import (
     normalise_reference,
     write_measurements,
 )
+from reportgen.calibration.release import (
+    ReleaseFactor,
+    fit_release_factors,
+    release_adjusted,
+    release_pairs,
+)
 from reportgen.calibration.scenarios import (
     Bench,
     BoolArray,
@@ -106,10 +112,10 @@ __all__ = [
     "NVLINK_GPUS", "SHARED_PARAMETER", "START", "TARGETS_PCT", "THROUGHPUT_KINDS",
     "TRTLLM_BENCH_MAX_BATCH", "UNCALIBRATED_BAND_WIDENING", "UNITS", "WEIGHT_ONLY", "WITHIN_PCT",
     "Ablation", "Bench", "BoolArray", "Constants", "Fit", "FloatArray", "GroupFit", "Pin",
-    "Score", "ablation_inputs", "ape_pct", "architecture_folds", "build_bench",
+    "ReleaseFactor", "Score", "ablation_inputs", "ape_pct", "architecture_folds", "build_bench",
     "cross_validate", "efficiency_keys", "efficiency_table", "fit", "fit_group", "fit_groups",
-    "fit_rows", "group_scores", "kind_score", "kind_weights", "later_release",
-    "load_measurements", "log_loss", "nelder_mead", "normalise_reference", "plain_roofline",
-    "predict", "score", "scored_rows", "signed_pct", "size_class", "start_table",
-    "write_efficiency", "write_measurements",
+    "fit_release_factors", "fit_rows", "group_scores", "kind_score", "kind_weights",
+    "later_release", "load_measurements", "log_loss", "nelder_mead", "normalise_reference",
+    "plain_roofline", "predict", "release_adjusted", "release_pairs", "score", "scored_rows",
+    "signed_pct", "size_class", "start_table", "write_efficiency", "write_measurements",
 ]  # fmt: skip

@@ -112,3 +112,36 @@ def test_scored_rows_carry_the_wave2_grouping_columns() -> None:
     later = rows["later_release"].to_numpy(dtype=bool)
     assert set(rows.loc[later, "release"]) == {"TensorRT-LLM 1.0"}
     assert "TensorRT-LLM 0.13.0" in set(rows.loc[~later, "release"])
+
+
+def test_release_factor_is_the_geometric_mean_of_same_configuration_pairs() -> None:
+    """Pairs join a v0.13 and a v1.0 offline row of one configuration (GPU, architecture,
+    precision, TP, PP, lengths). TensorRT-LLM perf-overview v0.13 and v1.0, Llama-3.1-8B FP8 on
+    H100 at 128/2048 tokens: 19,221.02 then 22,714 tok/s (v0.13 also measured Llama-3-8B there,
+    which has the same architecture, so the fitted side is their geometric mean)."""
+    bench = cal.build_bench(cal.load_measurements(), efficiency=load_efficiency())
+    pairs = cal.release_pairs(bench)
+    factors = cal.fit_release_factors(bench)
+    assert set(factors) == {"1.0"}
+    assert factors["1.0"].n_pairs == len(pairs) == 45
+    assert factors["1.0"].factor == pytest.approx(np.exp(np.log(pairs["ratio"]).mean()))
+    assert set(pairs["gpu"]) == {"H100-SXM", "H200-SXM"}
+    one = pairs[(pairs["gpu"] == "H100-SXM") & (pairs["input_tokens"] == 128)
+                & (pairs["output_tokens"] == 2048) & (pairs["models_later"] == "Llama-3.1-8B")]
+    assert len(one) == 1
+    assert one["measured_later"].iloc[0] == pytest.approx(22714)
+    assert one["models_fitted"].iloc[0] == "Llama-3-8B+Llama-3.1-8B"
+    later_ids = {i for ids in pairs["row_ids_later"] for i in ids}
+    later = cal.load_measurements(cal.LATER_RELEASE_FILE).set_index("row_id")
+    assert set(later.loc[sorted(later_ids), "model"]) <= {
+        "Llama-3.1-8B", "Llama-3.3-70B", "Llama-3.1-405B"}
+
+
+def test_release_adjusted_scales_only_later_release_rows() -> None:
+    """The factor multiplies the prediction of each v1.0 row and leaves v0.13 rows alone."""
+    bench = cal.build_bench(cal.load_measurements(), efficiency=load_efficiency())
+    predicted = np.ones(len(bench.measurements))
+    factor = cal.ReleaseFactor("1.0", 1.25, 3, 1.0, 1.5)
+    adjusted = cal.release_adjusted(bench, predicted, {"1.0": factor})
+    later = cal.later_release(bench.measurements)
+    assert (adjusted[later] == 1.25).all() and (adjusted[~later] == 1.0).all()
