@@ -1,7 +1,8 @@
 """Accuracy of the engine against published measurements, and the fit of its default efficiencies.
 
-    python benchmarks/accuracy.py                 # score the shipped efficiency table (1 s)
-    python benchmarks/accuracy.py --cv            # ... plus cross-validation (about 1 minute)
+    python benchmarks/accuracy.py                 # score the shipped efficiency table (3 s)
+    python benchmarks/accuracy.py --cv            # ... plus cross-validation (3-8 minutes
+                                                  # on a shared 2-core machine)
     python benchmarks/accuracy.py --refit-ablations  # ... refit under each ablation (1 minute)
     python benchmarks/accuracy.py --write         # refit, cross-validate, write efficiency.csv
     python benchmarks/accuracy.py --data PATH...  # other measurements (normalised layout, or
