@@ -451,6 +451,8 @@ _CONFIG_BOUNDS: dict[str, tuple[int, int]] = {
     "first_k_dense_replace": (0, 10_000),
     "moe_layer_freq": (1, 10_000),
     "decoder_sparse_step": (1, 10_000),
+    "interleave_moe_layer_step": (1, 10_000),
+    "intermediate_size_mlp": (1, 10_000_000),
     "n_shared_experts": (0, 100_000),
     "shared_expert_intermediate_size": (0, 10_000_000),
     "mlp_only_layers": (0, 10_000),
@@ -581,6 +583,7 @@ def _analyse(cfg: Mapping[str, Any]) -> _Arch:
                           "query heads shared evenly by the key/value heads")
     head_dim = _opt_int(c, ("head_dim",), max(1, h // n_heads))
     non_gated = mt in _NON_GATED
+    llama4 = mt in {"llama4", "llama4_text"}
     norm_size = 2 * h if non_gated else h  # LayerNorm has a bias, RMSNorm does not
     tie = bool(c.get("tie_word_embeddings", mt in _TIED_BY_DEFAULT))
 
@@ -626,6 +629,8 @@ def _analyse(cfg: Mapping[str, Any]) -> _Arch:
     # Feed-forward: dense layers and MoE layers.
     def dense_mlp() -> int:
         inter = _opt_int(c, _FFN_KEYS, 4 * h) if non_gated else _need_int(c, _FFN_KEYS)
+        if llama4:  # Llama-4: intermediate_size is the expert's, the dense layers' is separate
+            inter = _flag_int(c, "intermediate_size_mlp", inter)
         if non_gated:
             biased = mt in {"gptj", "gpt_neox", "gpt2"} or bool(c.get("bias"))
             return 2 * h * inter + ((inter + h) if biased else 0)
@@ -639,7 +644,10 @@ def _analyse(cfg: Mapping[str, Any]) -> _Arch:
     if n_experts:
         first_dense = _flag_int(c, "first_k_dense_replace", 0)
         freq = _flag_int(c, "moe_layer_freq", 1)
-        step = _flag_int(c, "decoder_sparse_step", 1)
+        # Qwen's decoder_sparse_step and Llama-4's interleave_moe_layer_step: MoE in every
+        # step-th layer (layers step-1, 2*step-1, ...)
+        step = (_flag_int(c, "decoder_sparse_step", 0)
+                or _flag_int(c, "interleave_moe_layer_step", 1))
         listed = c.get("mlp_only_layers") or []
         if not isinstance(listed, list) or len(listed) > n_layers:
             raise ConfigError(f'field "mlp_only_layers" is {_json_value(listed)}',
@@ -661,6 +669,8 @@ def _analyse(cfg: Mapping[str, Any]) -> _Arch:
         per_expert = 3 * h * e_inter + ((2 * e_inter + h) if mt == "gpt_oss" else 0)
         router = h * n_experts + (n_experts if mt in {"gpt_oss", "deepseek_v3"} else 0)
         shared = _flag_int(c, "n_shared_experts", 0) * 3 * h * e_inter
+        if llama4:
+            shared += 3 * h * e_inter  # one ungated shared expert in every MoE layer
         shared_inter = _flag_int(c, "shared_expert_intermediate_size", 0)
         if shared_inter:
             shared += 3 * h * shared_inter + h  # shared expert + its sigmoid gate

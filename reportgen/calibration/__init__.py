@@ -52,18 +52,28 @@ from reportgen.calibration.fit import (
 from reportgen.calibration.measurements import (
     BATCH1_KINDS,
     FIT_KINDS,
+    FITTED_RELEASES,
     GPT_FAST_OUTPUT_TOKENS,
     KINDS,
+    LATER_RELEASE_FILE,
     MEASUREMENT_COLUMNS,
+    MEASUREMENT_FILES,
     MEASUREMENTS_FILE,
     THROUGHPUT_KINDS,
     TRTLLM_BENCH_MAX_BATCH,
     UNITS,
     WEIGHT_ONLY,
     fit_rows,
+    later_release,
     load_measurements,
     normalise_reference,
     write_measurements,
+)
+from reportgen.calibration.release import (
+    ReleaseFactor,
+    fit_release_factors,
+    release_adjusted,
+    release_pairs,
 )
 from reportgen.calibration.scenarios import (
     Bench,
@@ -85,6 +95,7 @@ from reportgen.calibration.scoring import (
     kind_score,
     score,
     scored_rows,
+    signed_pct,
     size_class,
 )
 from reportgen.calibration.table import (
@@ -95,14 +106,16 @@ from reportgen.calibration.table import (
 )
 
 __all__ = [
-    "ABLATIONS", "BATCH1_KINDS", "BATCH1_WEIGHT", "BOUNDS", "FIT_KINDS", "GPT_FAST_OUTPUT_TOKENS",
-    "GROUP_PARAMETERS", "GROUP_TARGET_PCT", "KINDS", "MEASUREMENTS_FILE", "MEASUREMENT_COLUMNS",
+    "ABLATIONS", "BATCH1_KINDS", "BATCH1_WEIGHT", "BOUNDS", "FITTED_RELEASES", "FIT_KINDS",
+    "GPT_FAST_OUTPUT_TOKENS", "GROUP_PARAMETERS", "GROUP_TARGET_PCT", "KINDS",
+    "LATER_RELEASE_FILE", "MEASUREMENTS_FILE", "MEASUREMENT_COLUMNS", "MEASUREMENT_FILES",
     "NVLINK_GPUS", "SHARED_PARAMETER", "START", "TARGETS_PCT", "THROUGHPUT_KINDS",
     "TRTLLM_BENCH_MAX_BATCH", "UNCALIBRATED_BAND_WIDENING", "UNITS", "WEIGHT_ONLY", "WITHIN_PCT",
     "Ablation", "Bench", "BoolArray", "Constants", "Fit", "FloatArray", "GroupFit", "Pin",
-    "Score", "ablation_inputs", "ape_pct", "architecture_folds", "build_bench",
+    "ReleaseFactor", "Score", "ablation_inputs", "ape_pct", "architecture_folds", "build_bench",
     "cross_validate", "efficiency_keys", "efficiency_table", "fit", "fit_group", "fit_groups",
-    "fit_rows", "group_scores", "kind_score", "kind_weights", "load_measurements", "log_loss",
-    "nelder_mead", "normalise_reference", "plain_roofline", "predict", "score", "scored_rows",
-    "size_class", "start_table", "write_efficiency", "write_measurements",
+    "fit_release_factors", "fit_rows", "group_scores", "kind_score", "kind_weights",
+    "later_release", "load_measurements", "log_loss", "nelder_mead", "normalise_reference",
+    "plain_roofline", "predict", "release_adjusted", "release_pairs", "score", "scored_rows",
+    "signed_pct", "size_class", "start_table", "write_efficiency", "write_measurements",
 ]  # fmt: skip

@@ -1,15 +1,21 @@
 """The published measurements: loading, normalising and selecting the rows the fit uses.
 
-The shipped file (``data/measurements_public.csv``) holds the usable rows of the project's public
-reference table (``measured_public.csv``), one row per published figure with the configuration
-the engine needs and the figure in one unit per kind (see :data:`UNITS`).
+The shipped files hold the usable rows of the project's public reference tables, one row per
+published figure with the configuration the engine needs and the figure in one unit per kind
+(see :data:`UNITS`): ``data/measurements_public.csv`` those of ``measured_public.csv``
+(TensorRT-LLM v0.13 offline throughput, the v0.5/0.6 tables, gpt-fast) and
+``data/measurements_public_2.csv`` those of ``measured_public_2.csv`` (TensorRT-LLM v1.0
+offline throughput: Blackwell FP4, Hopper FP8, Llama-4 and Qwen3 MoE, pipeline parallel).
+
+Offline throughput of an engine release other than the fitted one (:data:`FITTED_RELEASES`) is
+scored but never fitted: it measures how far the calibration carries to a later release.
 """
 
 from __future__ import annotations
 
 import math
 import re
-from collections.abc import Hashable, Mapping
+from collections.abc import Hashable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +23,7 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from reportgen import schema
 from reportgen.catalog import (
     DATA_DIR,
     CatalogLookupError,
@@ -27,6 +34,11 @@ from reportgen.catalog import (
 )
 
 MEASUREMENTS_FILE = DATA_DIR / "measurements_public.csv"
+LATER_RELEASE_FILE = DATA_DIR / "measurements_public_2.csv"
+MEASUREMENT_FILES = (MEASUREMENTS_FILE, LATER_RELEASE_FILE)
+# The engine releases whose offline throughput the efficiency table is fitted on; offline rows of
+# any other release are scored only (the "later release" rows).
+FITTED_RELEASES = {"TensorRT-LLM": ("0.13.0",)}
 
 KINDS = ("offline_throughput", "static_throughput", "ttft_batch1", "decode_batch1",
          "serving_throughput", "serving_ttft", "serving_tpot")
@@ -46,7 +58,7 @@ UNITS = {
 # first-token latency and mean time per output token (calibration/serving.py).
 SERVING_KINDS = ("serving_throughput", "serving_ttft", "serving_tpot")
 MEASUREMENT_COLUMNS = (
-    "row_id", "kind", "source", "framework", "framework_version", "model", "gpu", "tp",
+    "row_id", "kind", "source", "framework", "framework_version", "model", "gpu", "tp", "pp",
     "weight_dtype", "kv_dtype", "input_tokens", "output_tokens", "batch", "max_batch",
     "measured", "unit", "note",
 )  # fmt: skip
@@ -72,7 +84,7 @@ _VERBOSE_SOURCE = re.compile(
 
 def _dtype(label: object) -> str:
     text = str(label).lower()
-    for dtype in ("int4", "int8", "fp8", "bf16"):
+    for dtype in ("int4", "int8", "fp8", "fp4", "bf16"):
         if dtype in text:
             return dtype
     return "fp16"
@@ -86,10 +98,17 @@ def _number(value: object) -> float:
         return math.nan
 
 
-def _kv_dtype(weight: str, label: Any) -> str:
+def _modelopt_checkpoint(ref: Mapping[Hashable, Any]) -> bool:
+    """A TensorRT-LLM v1.0-or-later row: ModelOpt FP8/FP4 checkpoints (reference README)."""
+    return str(ref["source_family"]).startswith("TensorRT-LLM perf-overview v1")
+
+
+def _kv_dtype(weight: str, label: Any, modelopt: bool = False) -> str:
     kv_label = "" if pd.isna(label) else str(label)
     if weight in WEIGHT_ONLY:
         return "bf16"  # gpt-fast quantizes the weights only
+    if modelopt and weight in ("fp8", "fp4") and not kv_label:
+        return "fp8"  # ModelOpt FP8/NVFP4 checkpoints quantize the KV cache to FP8 too
     return "fp8" if "fp8" in kv_label.lower() else "fp16"
 
 
@@ -98,10 +117,15 @@ def _kind_fields(ref: Mapping[Hashable, Any], kv: str) -> dict[str, object] | st
     family = str(ref["source_family"])
     scenario = str(ref["scenario"])
     if family.startswith("TensorRT-LLM perf-overview") and scenario.startswith("offline"):
+        if _modelopt_checkpoint(ref):
+            note = ("whole-group throughput / GPUs; ModelOpt checkpoint: fp8 KV cache assumed "
+                    "(not stated); max batch 4096 as v0.13 (the release's tuned settings are not "
+                    "tabulated)" if kv == "fp8" else "whole-group throughput / GPUs")
+        else:
+            note = "fp8 KV cache per the doc" if kv == "fp8" else "KV precision not stated: fp16"
         return dict(
             kind="offline_throughput", measured=_number(ref["derived_output_tok_s_per_gpu"]),
-            max_batch=float(TRTLLM_BENCH_MAX_BATCH),
-            note="fp8 KV cache per the doc" if kv == "fp8" else "KV precision not stated: fp16",
+            max_batch=float(TRTLLM_BENCH_MAX_BATCH), note=note,
         )
     if family.startswith("TensorRT-LLM performance.md") and "first-token" in scenario:
         return dict(kind="ttft_batch1", measured=_number(ref["ttft_mean_ms"]), batch=1.0,
@@ -122,6 +146,12 @@ def _kind_fields(ref: Mapping[Hashable, Any], kv: str) -> dict[str, object] | st
     return f"source family {family!r} is not modelled"
 
 
+def _stages(value: object) -> float:
+    """Pipeline stages of a reference row (blank = 1: the source states none)."""
+    stages = _number(value)
+    return 1.0 if math.isnan(stages) else stages
+
+
 def _base_record(ref: Mapping[Hashable, Any], model: str, gpu: str, weight: str, kv: str
                  ) -> dict[str, object]:
     """The fields every kind shares."""
@@ -132,6 +162,7 @@ def _base_record(ref: Mapping[Hashable, Any], model: str, gpu: str, weight: str,
         "framework_version": "" if pd.isna(ref["framework_version"])
         else str(ref["framework_version"]),
         "model": model, "gpu": gpu, "tp": _number(ref["tensor_parallel"]),
+        "pp": _stages(ref.get("pipeline_parallel")),
         "weight_dtype": weight, "kv_dtype": kv,
         "input_tokens": _number(ref["input_len_tokens"]),
         "output_tokens": _number(ref["output_len_tokens"]),
@@ -149,11 +180,15 @@ def _normalise_row(ref: Mapping[Hashable, Any], catalogs: Catalogs) -> dict[str,
     except CatalogLookupError:
         return f"model {ref['model']!r} is not in the catalog"
     weight = _dtype(ref["weight_precision"])
-    kv = _kv_dtype(weight, ref["kv_cache_precision"])
+    kv = _kv_dtype(weight, ref["kv_cache_precision"], _modelopt_checkpoint(ref))
     fields = _kind_fields(ref, kv)
     if isinstance(fields, str):
         return fields
     record = _base_record(ref, model, gpu, weight, kv)
+    stages = f"{_stages(ref.get('pipeline_parallel')):g}"
+    if stages not in schema.BY_NAME["pp"].choices:
+        return (f"{stages} pipeline stages: the engine plans "
+                f"{', '.join(schema.BY_NAME['pp'].choices)}")
     record.update(fields)
     record["unit"] = UNITS[str(record["kind"])]
     return record
@@ -176,18 +211,32 @@ def normalise_reference(reference: pd.DataFrame, catalogs: Catalogs | None = Non
             pd.DataFrame(left_out, columns=["row_id", "reason"]))
 
 
-def load_measurements(path: Path = MEASUREMENTS_FILE) -> pd.DataFrame:
-    """Normalised measurements: the shipped file by default; a file in the reference table's
-    format (``measured_public.csv``) is normalised on the fly."""
+def _load_one(path: Path) -> pd.DataFrame:
     frame = pd.read_csv(path, dtype={"framework_version": str})
     if "source_family" in frame.columns:
         return normalise_reference(frame)[0]
+    if "pp" not in frame.columns:  # files written before pipeline stages were recorded
+        frame["pp"] = 1.0
     missing = [c for c in MEASUREMENT_COLUMNS if c not in frame.columns]
     if missing:
         raise ValueError(f"{path.name}: missing columns {missing}")
     for column in ("note", "framework_version"):
         frame[column] = frame[column].fillna("")
+    frame["pp"] = frame["pp"].fillna(1.0)
     return frame[list(MEASUREMENT_COLUMNS)].reset_index(drop=True)
+
+
+def load_measurements(paths: Path | Sequence[Path] = MEASUREMENT_FILES) -> pd.DataFrame:
+    """Normalised measurements: the shipped files by default; a file in the reference table's
+    format (``measured_public.csv``) is normalised on the fly. Row ids must be unique across
+    the files."""
+    files = [paths] if isinstance(paths, Path) else list(paths)
+    frame = pd.concat([_load_one(p) for p in files], ignore_index=True)
+    repeated = frame["row_id"][frame["row_id"].duplicated()].tolist()
+    if repeated:
+        raise ValueError(f"row_id repeated across {', '.join(p.name for p in files)}: "
+                         f"{repeated[:5]}")
+    return frame
 
 
 def write_measurements(measurements: pd.DataFrame, path: Path = MEASUREMENTS_FILE) -> None:
@@ -197,9 +246,21 @@ def write_measurements(measurements: pd.DataFrame, path: Path = MEASUREMENTS_FIL
     )
 
 
+def later_release(measurements: pd.DataFrame) -> npt.NDArray[np.bool_]:
+    """Offline-throughput rows of an engine release the efficiency table is not fitted on."""
+    fitted = [
+        (measurements["framework"].str.startswith(framework)
+         & measurements["framework_version"].isin(versions))
+        for framework, versions in FITTED_RELEASES.items()
+    ]
+    in_fitted = np.logical_or.reduce([f.to_numpy(dtype=bool) for f in fitted])
+    offline = measurements["kind"].to_numpy() == "offline_throughput"
+    return np.asarray(offline & ~in_fitted, dtype=bool)
+
+
 def fit_rows(measurements: pd.DataFrame) -> npt.NDArray[np.bool_]:
-    """The rows the fit uses: offline throughput and the batch-1 rows, without weight-only
-    quantized ones."""
-    kind = measurements["kind"].isin(FIT_KINDS)
-    weight_only = measurements["weight_dtype"].isin(WEIGHT_ONLY)
-    return np.asarray((kind & ~weight_only).to_numpy(), dtype=bool)
+    """The rows the fit uses: offline throughput of the fitted release and the batch-1 rows,
+    without weight-only quantized ones."""
+    kind = measurements["kind"].isin(FIT_KINDS).to_numpy(dtype=bool)
+    weight_only = measurements["weight_dtype"].isin(WEIGHT_ONLY).to_numpy(dtype=bool)
+    return np.asarray(kind & ~weight_only & ~later_release(measurements), dtype=bool)

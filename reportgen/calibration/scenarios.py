@@ -67,12 +67,19 @@ class Bench:
 
 _SCENARIO_HEADER = [
     "scenario", "model", "gpu", "peak_qps", "avg_prompt_tokens", "avg_output_tokens", "tp",
-    "weight_dtype", "kv_dtype", "max_batch", "engine",
+    "pp", "weight_dtype", "kv_dtype", "max_batch", "engine",
 ]  # fmt: skip
 
 
 def _cell(value: object) -> object:
     return "" if isinstance(value, float) and math.isnan(value) else value
+
+
+def _stages(value: object) -> float:
+    """A measurement's pipeline stages: 1 where it records none (single-stage runs)."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return 1.0
+    return float(str(value))
 
 
 def _widen_context(catalogs: Catalogs, measurements: pd.DataFrame) -> Catalogs:
@@ -106,7 +113,7 @@ def build_bench(measurements: pd.DataFrame, catalogs: Catalogs | None = None,
         engine = engine_of(str(m["framework"]))
         cells = [
             f"r{m['row_id']}", m["model"], m["gpu"], 1, m["input_tokens"], m["output_tokens"],
-            m["tp"], m["weight_dtype"], m["kv_dtype"], m["max_batch"], engine,
+            m["tp"], _stages(m.get("pp")), m["weight_dtype"], m["kv_dtype"], m["max_batch"], engine,
         ]  # fmt: skip
         rows.append((n, [_cell(c) for c in cells]))
     checked = validate(RawTable("measurements", list(_SCENARIO_HEADER), rows, ""), catalogs)

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from reportgen.calibration.measurements import fit_rows
+from reportgen.calibration.measurements import fit_rows, later_release
 from reportgen.calibration.scenarios import Bench, FloatArray, efficiency_keys
 
 WITHIN_PCT = 25.0  # "within ±25 %"
@@ -29,11 +29,19 @@ class Score:
     median_ratio: float  # median of measured ÷ predicted
     p10_ratio: float
     p90_ratio: float
+    # predicted ÷ measured − 1, in %: positive = the engine over-predicts the figure
+    median_signed_pct: float = math.nan
+    mean_signed_pct: float = math.nan
 
 
 def ape_pct(predicted: FloatArray, measured: FloatArray) -> FloatArray:
     """Absolute percentage error of each prediction, relative to the measurement."""
     return np.asarray(np.abs(predicted / measured - 1) * 100, dtype=np.float64)
+
+
+def signed_pct(predicted: FloatArray, measured: FloatArray) -> FloatArray:
+    """Signed percentage error of each prediction: predicted ÷ measured − 1, in %."""
+    return np.asarray((predicted / measured - 1) * 100, dtype=np.float64)
 
 
 def score(predicted: FloatArray, measured: FloatArray) -> Score:
@@ -51,6 +59,8 @@ def score(predicted: FloatArray, measured: FloatArray) -> Score:
         median_ratio=float(np.median(ratio)),
         p10_ratio=float(np.percentile(ratio, 10)),
         p90_ratio=float(np.percentile(ratio, 90)),
+        median_signed_pct=float(np.median(signed_pct(p, m))),
+        mean_signed_pct=float(np.mean(signed_pct(p, m))),
     )
 
 
@@ -75,6 +85,13 @@ def scored_rows(bench: Bench, predicted: FloatArray) -> pd.DataFrame:
     frame["shape"] = [f"{i:.0f}/{o:.0f}" for i, o in
                       zip(frame["input_tokens"], frame["output_tokens"], strict=True)]
     frame["fitted"] = fit_rows(frame)
+    frame["later_release"] = later_release(frame)
+    frame["gpu_family"] = bench.tables.gpus["family"].reindex(frame["gpu"]).to_numpy()
+    experts = bench.tables.models["experts"].reindex(frame["model"]).to_numpy(dtype=float)
+    frame["moe"] = np.where(experts > 0, "MoE", "dense")
+    frame["model_family"] = bench.tables.models["architecture"].reindex(frame["model"]).to_numpy()
+    frame["release"] = [f"{f.split(' (')[0]} {v}".strip() for f, v in
+                        zip(frame["framework"], frame["framework_version"], strict=True)]
     return frame
 
 

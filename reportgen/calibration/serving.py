@@ -47,7 +47,7 @@ def _base_rows(runs: Sequence[Run], stacks: Sequence[Stack], batch: Sequence[flo
         records.append({
             "row_id": i, "kind": "serving_throughput", "source": run.source,
             "framework": stack.engine, "framework_version": stack.engine_version,
-            "model": stack.model, "gpu": stack.gpu, "tp": float(stack.tp),
+            "model": stack.model, "gpu": stack.gpu, "tp": float(stack.tp), "pp": 1.0,
             "weight_dtype": stack.weight_dtype, "kv_dtype": stack.kv_dtype,
             "input_tokens": round(run.mean_input_tokens, 6),
             "output_tokens": round(run.mean_output_tokens, 6),

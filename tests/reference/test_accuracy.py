@@ -15,7 +15,10 @@ from tests.scenarios import base_row, estimate_rows, validated
 
 @pytest.fixture(scope="module")
 def bench() -> cal.Bench:
-    return cal.build_bench(cal.load_measurements(), efficiency=load_efficiency())
+    """The measurements of the fitted release (the later release's are scored in
+    test_later_release.py)."""
+    return cal.build_bench(cal.load_measurements(cal.MEASUREMENTS_FILE),
+                           efficiency=load_efficiency())
 
 
 @pytest.fixture(scope="module")
@@ -29,7 +32,7 @@ def rows(bench: cal.Bench) -> pd.DataFrame:
 def test_shipped_measurements_are_complete_and_unique() -> None:
     """measurements_public.csv holds the usable rows of the reference measured_public.csv (862
     TensorRT-LLM v0.13 offline, 29 static-batching, 20 first-token, 13 gpt-fast rows)."""
-    m = cal.load_measurements()
+    m = cal.load_measurements(cal.MEASUREMENTS_FILE)
     assert m["row_id"].is_unique
     assert m["kind"].value_counts().to_dict() == {
         "offline_throughput": 862, "static_throughput": 29, "ttft_batch1": 20,

@@ -26,7 +26,8 @@ from reportgen.catalog import (
 
 REQUIRED_GPUS = [
     "H100-SXM", "H100-PCIe", "H100-NVL", "H200-SXM", "H200-NVL", "GH200", "A100-SXM-80GB",
-    "A100-SXM-40GB", "A100-PCIe-80GB", "L40S", "L4", "A10G", "A10", "B200", "MI300X", "MI325X",
+    "A100-SXM-40GB", "A100-PCIe-80GB", "L40S", "L4", "A10G", "A10", "B200", "B300", "GB200",
+    "GB300", "RTX-PRO-6000-Server", "MI300X", "MI325X",
 ]  # fmt: skip
 REQUIRED_MODELS = [
     "Llama-3.1-8B", "Llama-3.1-70B", "Llama-3.1-405B", "Llama-3.3-70B", "Llama-3-8B",
@@ -34,7 +35,7 @@ REQUIRED_MODELS = [
     "Qwen2.5-14B", "Qwen2.5-32B", "Qwen2.5-72B", "Qwen3-8B", "Qwen3-14B", "Qwen3-32B",
     "Qwen3-30B-A3B", "Qwen3-235B-A22B", "Mixtral-8x7B", "Mixtral-8x22B", "DeepSeek-V3",
     "gemma-2-9b", "gemma-2-27b", "Phi-3-mini-4k", "gpt-oss-20b", "gpt-oss-120b", "GPT-J-6B",
-    "Falcon-180B",
+    "Falcon-180B", "Llama-4-Scout-17B-16E", "Llama-4-Maverick-17B-128E", "DeepSeek-R1",
 ]  # fmt: skip
 # measured_public.csv GPU labels deliberately not in the catalog: MI250X has no complete spec row
 # in gpu_specs.csv (it is a single gpt-fast batch-1 row measured on one GCD).
@@ -97,6 +98,24 @@ DEEPSEEK_V3: dict[str, Any] = {
     "kv_lora_rank": 512, "q_lora_rank": 1536, "qk_rope_head_dim": 64, "qk_nope_head_dim": 128,
     "v_head_dim": 128, "vocab_size": 129280, "max_position_embeddings": 163840,
     "tie_word_embeddings": False,
+}  # fmt: skip
+
+# Llama-4 text_config fields (Scout: stored transcriptions of meta-llama/Llama-4-Scout-17B-16E
+# config.json; Maverick: NVIDIA/TensorRT-LLM test_modeling_llama_min_latency.py, 48 layers).
+LLAMA4_SCOUT: dict[str, Any] = {
+    "model_type": "llama4", "architectures": ["Llama4ForConditionalGeneration"],
+    "text_config": {
+        "model_type": "llama4_text", "hidden_size": 5120, "num_hidden_layers": 48,
+        "num_attention_heads": 40, "num_key_value_heads": 8, "head_dim": 128,
+        "intermediate_size": 8192, "intermediate_size_mlp": 16384, "num_local_experts": 16,
+        "num_experts_per_tok": 1, "interleave_moe_layer_step": 1, "vocab_size": 202048,
+        "max_position_embeddings": 10485760, "tie_word_embeddings": False,
+    },
+}  # fmt: skip
+LLAMA4_MAVERICK: dict[str, Any] = {
+    **LLAMA4_SCOUT,
+    "text_config": {**LLAMA4_SCOUT["text_config"], "num_local_experts": 128,
+                    "interleave_moe_layer_step": 2, "max_position_embeddings": 1048576},
 }  # fmt: skip
 
 
@@ -275,6 +294,76 @@ def test_count_params_deepseek_v3() -> None:
     assert total == pytest.approx(671e9, rel=0.02)
     assert active == pytest.approx(37e9, rel=0.02)
     assert expert == 58 * 256 * 3 * 7168 * 2048
+
+
+def test_count_params_llama4_scout() -> None:
+    """Llama-4 Scout, counted from its text architecture: every layer MoE with 16 routed experts
+    (top-1) and one shared expert; Meta publishes 109B total (with the vision encoder) and 17B
+    active, so the text model is a little under 109B."""
+    total, active, expert = count_params(LLAMA4_SCOUT)
+    h, per_expert = 5120, 3 * 5120 * 8192
+    assert expert == 48 * 16 * per_expert
+    attention = h * 5120 + 2 * h * 1024 + 5120 * h
+    embeddings = 2 * 202048 * h
+    router, norms = h * 16, 2 * h
+    assert total == embeddings + h + 48 * (attention + norms + router + per_expert) + expert
+    assert active == total - expert + 48 * per_expert
+    assert 105e9 < total < 109e9
+    assert active == pytest.approx(17e9, rel=0.02)
+
+
+def test_count_params_llama4_maverick_interleaves_dense_and_moe_layers() -> None:
+    """Llama-4 Maverick: MoE in every second layer (24 of 48, 128 experts, top-1, one shared
+    expert), dense FFN of intermediate_size_mlp 16384 in the others: published 400B / 17B."""
+    total, active, expert = count_params(LLAMA4_MAVERICK)
+    assert expert == 24 * 128 * 3 * 5120 * 8192
+    assert total == pytest.approx(400e9, rel=0.01)
+    assert active == pytest.approx(17e9, rel=0.02)
+    every_layer = count_params({**LLAMA4_MAVERICK, "text_config": {
+        **LLAMA4_MAVERICK["text_config"], "interleave_moe_layer_step": 1}})
+    assert every_layer[2] == 2 * expert
+
+
+def test_catalog_llama4_rows_match_the_count(cat: Catalogs) -> None:
+    """The shipped Llama-4 rows hold the counted architecture."""
+    for name, config in (("Llama-4-Scout-17B-16E", LLAMA4_SCOUT),
+                         ("Llama-4-Maverick-17B-128E", LLAMA4_MAVERICK)):
+        total, active, expert = count_params(config)
+        row = cat.models.loc[name]
+        assert row["params_b"] == pytest.approx(total / 1e9, abs=1e-4)
+        assert row["active_params_b"] == pytest.approx(active / 1e9, abs=1e-4)
+        assert row["expert_params_b"] == pytest.approx(expert / 1e9, abs=1e-4)
+        assert (row["experts"], row["experts_per_token"]) == (
+            config["text_config"]["num_local_experts"], 1)
+
+
+def test_blackwell_dense_peaks_per_gpu(cat: Catalogs) -> None:
+    """Dense tensor peaks per GPU: NVIDIA's 'without sparsity' FP4 figure where it gives one
+    (HGX B300 108 PF / 8, GB300 NVL72 1,080 PF / 72), else half the sparse datasheet figure
+    (HGX B200 144 PF FP4 / 8, GB200 superchip 40 PF / 2, RTX PRO 6000 4,000 TFLOPS)."""
+    expected = {  # fp4, fp8, bf16 TFLOPS
+        "B200": (9000, 4500, 2250), "B300": (13500, 4500, 2250), "GB200": (10000, 5000, 2500),
+        "GB300": (15000, 5000, 2500), "RTX-PRO-6000-Server": (2000, 1000, 500),
+    }
+    for name, (fp4, fp8, bf16) in expected.items():
+        row = cat.gpus.loc[name]
+        assert (row["fp4_tflops"], row["fp8_tflops"], row["bf16_tflops"]) == (fp4, fp8, bf16)
+        assert row["family"] == "blackwell"
+    for name in ("GB200", "GB300"):
+        assert cat.gpus.at[name, "gpus_per_node"] == 4
+        assert "NVL72" in cat.gpus.at[name, "internode_source"]
+
+
+@pytest.mark.parametrize(
+    ("label", "expected"),
+    [("B200 180GB (DGX B200)", "B200"), ("GB200 192GB (GB200 NVL72)", "GB200"),
+     ("RTX PRO 6000 Blackwell Server Edition", "RTX-PRO-6000-Server"),
+     ("B300 288GB (DGX B300)", "B300"), ("GB300 288 GB (GB300 NVL72)", "GB300"),
+     ("H200 SXM 141GB (DGX H200)", "H200-SXM"), ("H100 SXM 80GB (DGX H100)", "H100-SXM")],
+)
+def test_newer_measurement_gpu_labels_resolve(cat: Catalogs, label: str, expected: str) -> None:
+    """The GPU labels of TensorRT-LLM's v1.0 and release/1.2 performance overviews resolve."""
+    assert resolve_gpu(cat, label) == expected
 
 
 def test_count_params_names_missing_key() -> None:
