@@ -163,9 +163,13 @@ def catalog_table(kind: str) -> None:
     for field, _ in fields:
         table.add_column(field, justify="right")
     table.add_column("source")
+    def cell(row: pd.Series, field: str, unit: str) -> str:
+        if field == "price_per_gpu_hour" and row.get("price_status") == "no_price":
+            return "no price"
+        return format_value(row[field], unit)
+
     for key, row in frame.iterrows():
-        table.add_row(str(key), *(format_value(row[f], u) for f, u in fields),
-                      str(row["source"])[:60])
+        table.add_row(str(key), *(cell(row, f, u) for f, u in fields), str(row["source"])[:60])
     _console().print(table)
 
 
