@@ -37,11 +37,11 @@ LATENCY_NOTE = (
     "P99 targets are sized by the knee, written into Scenarios' knee_rps (an input)."
 )
 DAY_NOTE = (
-    "A day at the row's hourly rates (the default business-hours shape at peak_qps, shaped to "
-    f"avg_qps): KV-occupancy policy scales out above {KV_SCALE_OUT:.0%} and in below "
-    f"{KV_SCALE_IN:.0%}; new instances bill at once and serve after {COLD_START_MIN:g} minutes. "
-    "A violation minute is one whose demand exceeds what the ready instances serve within the "
-    "targets."
+    "A day at the row's hourly rates, the same day the Demand over time figures price (the "
+    "workload's --profile, else a single-peak day at peak_qps with mean avg_qps): KV-occupancy "
+    f"policy scales out above {KV_SCALE_OUT:.0%} and in below {KV_SCALE_IN:.0%}; new "
+    f"instances bill at once and serve after {COLD_START_MIN:g} minutes. A violation minute is "
+    "one whose demand exceeds what the ready instances serve within the targets."
 )
 
 

@@ -206,8 +206,9 @@ def latency_section(plan: Plan) -> LatencySection | None:
         ),
         rows=tuple(rows), chart=load_curves(spec), legend=legend,
         day_intro=(
-            "A day at each row's 24 hourly rates (a default business-hours shape at peak_qps, "
-            "shaped to avg_qps; an assumption until your demand profile is given): the fixed "
+            "A day at each row's 24 hourly rates, the same day \"Demand over time\" prices (the "
+            "workload's --profile, else a single-peak day whose busiest hour runs at peak_qps "
+            "and whose mean is avg_qps; a flat day when avg_qps is blank): the fixed "
             f"peak fleet; KV occupancy scaling out above {KV_SCALE_OUT:.0%} and in below "
             f"{KV_SCALE_IN:.0%}; QPS-based (⌈demand × safety ÷ capacity⌉); and scheduled by "
             f"the hour. New instances bill at once and serve after {COLD_START_MIN:g} "
