@@ -58,6 +58,17 @@ def _warn(warnings: Sequence[str]) -> None:
         click.echo(f"reportgen: warning: {warning}", err=True)
 
 
+def _price_options(fn: Callable[..., None]) -> Callable[..., None]:
+    """--prices and --price-basis, the same on every command that prices a plan."""
+    fn = click.option("--price-basis", "price_basis", default="on_demand", show_default=True,
+                      type=click.Choice(["on_demand", "reserved_1y", "reserved_3y", "spot",
+                                         "capacity_block"]),
+                      help="Which prices of the price book the plan is costed at.")(fn)
+    return click.option("--prices", "prices", type=click.Path(path_type=Path),
+                        help="Your price book (CSV/XLSX; default: "
+                             "reportgen/data/prices.csv).")(fn)
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="reportgen")
 def app() -> None:
@@ -80,12 +91,7 @@ def app() -> None:
               help="Your efficiency rows (CSV/XLSX, e.g. from `reportgen calibrate`).")
 @click.option("--date", "generated", type=click.DateTime(["%Y-%m-%d"]), default=None,
               help="Date the plan is stamped with, YYYY-MM-DD (default: today).")
-@click.option("--prices", "prices", type=click.Path(path_type=Path),
-              help="Your price book (CSV/XLSX; default: reportgen/data/prices.csv).")
-@click.option("--price-basis", "price_basis", default="on_demand", show_default=True,
-              type=click.Choice(["on_demand", "reserved_1y", "reserved_3y", "spot",
-                                 "capacity_block"]),
-              help="Which prices of the price book the plan is costed at.")
+@_price_options
 @click.option("--profile", "profile", type=click.Path(path_type=Path),
               help="Daily demand profiles (CSV/XLSX: profile, hour 0-23, weight; a profile "
                    "named like a workload applies to it).")
@@ -116,12 +122,7 @@ def build(input_path: Path | None, out_dir: Path, title: str, formats: tuple[str
 @click.option("--json", "as_json", is_flag=True, help="JSON instead of CSV.")
 @click.option("--efficiency", "efficiency", type=click.Path(path_type=Path),
               help="Your efficiency rows (CSV/XLSX, e.g. from `reportgen calibrate`).")
-@click.option("--prices", "prices", type=click.Path(path_type=Path),
-              help="Your price book (CSV/XLSX; default: reportgen/data/prices.csv).")
-@click.option("--price-basis", "price_basis", default="on_demand", show_default=True,
-              type=click.Choice(["on_demand", "reserved_1y", "reserved_3y", "spot",
-                                 "capacity_block"]),
-              help="Which prices of the price book the plan is costed at.")
+@_price_options
 @click.option("--debug", is_flag=True, help="Show tracebacks.")
 def estimate(input_path: Path, as_json: bool, efficiency: Path | None, prices: Path | None,
              price_basis: str, debug: bool) -> None:

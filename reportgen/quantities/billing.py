@@ -42,6 +42,12 @@ def price_region(raw_gpu_hour_price: Array, gpu__price_region: Array) -> Array:
     return np.where(_typed(raw_gpu_hour_price), "", gpu__price_region).astype(object)
 
 
+@quantity("text", 'IF(ISBLANK({raw_gpu_hour_price}),{gpu__price_provider}&"","")', kind="text")
+def price_provider(raw_gpu_hour_price: Array, gpu__price_provider: Array) -> Array:
+    """Who quotes the price (aws, a specialty cloud, a server vendor; blank: typed)."""
+    return np.where(_typed(raw_gpu_hour_price), "", gpu__price_provider).astype(object)
+
+
 @quantity("text", 'IF(ISBLANK({raw_gpu_hour_price}),{gpu__price_date}&"","")', kind="text")
 def price_date(raw_gpu_hour_price: Array, gpu__price_date: Array) -> Array:
     """Date the price was quoted (YYYY-MM-DD or YYYY-MM; blank: undated or typed)."""

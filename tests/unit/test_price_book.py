@@ -186,3 +186,36 @@ def test_a_prices_sheet_in_the_scenario_workbook_is_used(tmp_path: Path) -> None
     r = make_plan(checked, path.name, generated=GENERATED).results.iloc[0]
     assert r["price_per_unit"] == 3.0 and r["price_status"] == "current"
     assert r["monthly_cost"] == pytest.approx(r["gpus"] * 3.0 * 730)
+
+
+def _decisions(tmp_path: Path, book_text: str | None) -> tuple[str, str]:
+    scenarios = tmp_path / "s.csv"
+    scenarios.write_text("scenario,model,gpu,peak_qps,avg_prompt_tokens,avg_output_tokens\n"
+                         "s,Llama-3.1-70B,H100|H200,20,1500,800\n", encoding="utf-8")
+    book = None
+    if book_text is not None:
+        book = tmp_path / "prices.csv"
+        book.write_text(book_text, encoding="utf-8")
+    checked, _ = load_with_efficiency(scenarios, prices=book, as_of=GENERATED)
+    from reportgen.render.context import build as report_context
+
+    page = report_context(make_plan(checked, "s.csv", generated=GENERATED)).decisions
+    return page.saving_sentence, page.workloads[0].mixed_prices
+
+
+def test_a_choice_between_providers_says_part_of_the_saving_is_the_provider(
+        tmp_path: Path) -> None:
+    """Shipped book: H100-SXM is AWS's p5 list rate, H200-SXM a specialty cloud's: the
+    decision must not pass a provider's discount off as the hardware's."""
+    saving, mixed = _decisions(tmp_path, None)
+    assert "H100-SXM: aws" in mixed and "H200-SXM: spheron" in mixed
+    assert "priced by different providers" in saving
+
+
+def test_one_provider_prices_compare_the_hardware_alone(tmp_path: Path) -> None:
+    header = "gpu,basis,unit,price,currency,region,provider,sku,gpus_per_unit,source,date\n"
+    rows = ("H100,on_demand,gpu_hour,3,USD,,acme,H100,1,https://example.test/q,2026-11-01\n"
+            "H200,on_demand,gpu_hour,4,USD,,acme,H200,1,https://example.test/q,2026-11-01\n")
+    saving, mixed = _decisions(tmp_path, header + rows)
+    assert mixed == ""
+    assert "different providers" not in saving

@@ -21,7 +21,8 @@ def scope_sentence(counted: Sequence[Row]) -> str:
 
 def _price_words(r: Row) -> str:
     sku = text_of(r["price_sku"]) if text_of(r["price_unit"]) == "node_hour" else ""
-    parts = [text_of(r["price_basis"]).replace("_", "-"), text_of(r["price_region"]), sku]
+    parts = [text_of(r["price_basis"]).replace("_", "-"), text_of(r.get("price_provider", "")),
+             text_of(r["price_region"]), sku]
     date = text_of(r["price_date"])
     words = f"{r['gpu']} at {', '.join(p for p in parts if p)}"
     status = text_of(r["price_status"])
@@ -39,7 +40,10 @@ def pricing_sentence(counted: Sequence[Row]) -> str:
         seen.setdefault(f"{r['gpu']}|{r['price_basis']}|{r['price_sku']}", _price_words(r))
     if not seen:
         return ""
-    return "Prices: " + "; ".join(seen.values()) + "."
+    providers = {text_of(r.get("price_provider", "")) for r in counted}
+    mixed = (" They come from different providers, so a choice between GPUs is partly a choice "
+             "between providers (see Decisions)." if len(providers) > 1 else "")
+    return "Prices: " + "; ".join(seen.values()) + "." + mixed
 
 
 def redundancy_sentence(counted: Sequence[Row]) -> str:

@@ -105,6 +105,7 @@ def _workload(plan: Plan, key: str, rows: list[int], results: pd.DataFrame) -> W
             chart=None, legend=(),
         )
     row = results.iloc[chosen]
+    mixed = _mixed_prices(plan, plan_rows)
     typed_cost = float(first["typed_monthly_cost"])
     saving = typed_cost - float(row["monthly_cost"]) if not math.isnan(typed_cost) else math.nan
     chart, legend = _chart(plan, plan_rows, chosen)
@@ -122,7 +123,24 @@ def _workload(plan: Plan, key: str, rows: list[int], results: pd.DataFrame) -> W
         alternatives=_alternatives(plan, plan_rows, chosen),
         chart=chart,
         legend=legend,
+        mixed_prices=mixed,
     )
+
+
+def _mixed_prices(plan: Plan, plan_rows: Sequence[int]) -> str:
+    """A sentence when the GPUs this workload compared are priced by different providers."""
+    kept = plan.search.kept
+    gpus = sorted(set(kept.loc[kept["row"].isin(plan_rows), "gpu"].astype(str))
+                  | {str(plan.results.iloc[i]["gpu"]) for i in plan_rows})
+    catalog = plan.tables.gpus
+    sources = {g: str(catalog.at[g, "price_provider"]) for g in gpus
+               if g in catalog.index and str(catalog.at[g, "price_status"]) != "no_price"}
+    if len(set(sources.values())) < 2:
+        return ""
+    listed = "; ".join(f"{g}: {p or 'unnamed'}" for g, p in sources.items())
+    return (f"The GPUs compared are priced by different providers ({listed}), so part of the "
+            "difference in cost is the provider's price, not the hardware: price them from one "
+            "provider (--prices) before deciding on this basis.")
 
 
 def _intro(results: pd.DataFrame, decided: int) -> str:
@@ -137,6 +155,16 @@ def _intro(results: pd.DataFrame, decided: int) -> str:
         f"the reason. {plural(decided, 'workload')} had a choice to make (a search or "
         "several rows)."
     )
+
+
+def _mixed_note(blocks: Sequence[WorkloadDecision]) -> str:
+    mixed = [b.name for b in blocks if b.mixed_prices]
+    if not mixed:
+        return ""
+    names = ", ".join(f'"{name}"' for name in mixed)
+    return (f" For {plural(len(mixed), 'workload')} ({names}) the GPUs compared are priced by "
+            "different providers, so part of that saving is the provider's price, not the "
+            "hardware (see each).")
 
 
 def _unservable(blocks: Sequence[WorkloadDecision]) -> str:
@@ -174,6 +202,7 @@ def decisions(plan: Plan, rows: Sequence[Row]) -> Decisions:
             f"Against the rows as typed (a blank tp at the quick rule — the smallest that "
             f"leaves half the memory free —, a blank pp at 1 and listed values at their first), "
             f"the choices save {fmt_value(saving, 'USD/month')} a month.{_unservable(blocks)}"
+            f"{_mixed_note(blocks)}"
             if blocks else ""),
         workloads=tuple(blocks),
         excluded=excluded,

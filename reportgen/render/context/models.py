@@ -302,6 +302,9 @@ class WorkloadDecision:
     alternatives: tuple[Alternative, ...]
     chart: str | None
     legend: tuple[LegendEntry, ...]
+    # set when the GPUs compared are priced by different providers: part of any difference in
+    # cost is the provider's price, not the hardware
+    mixed_prices: str = ""
 
 
 @dataclass(frozen=True)
