@@ -41,8 +41,8 @@ def pricing_sentence(counted: Sequence[Row]) -> str:
     if not seen:
         return ""
     providers = {text_of(r.get("price_provider", "")) for r in counted}
-    mixed = (" They come from different providers, so a choice between GPUs is partly a choice "
-             "between providers (see Decisions)." if len(providers) > 1 else "")
+    mixed = (" Providers differ, so a choice of GPU is partly a choice of provider (see "
+             "Decisions)." if len(providers) > 1 else "")
     return "Prices: " + "; ".join(seen.values()) + "." + mixed
 
 
@@ -60,8 +60,7 @@ def redundancy_sentence(counted: Sequence[Row]) -> str:
                    f"{fmt_value(cost, 'USD/month')} a month ({share} of the total), apart from "
                    "the safety factor's head-room.")
     else:
-        out.append("Availability adds no replicas: every workload's traffic already needs at "
-                   "least min_replicas.")
+        out.append("Availability (min_replicas) adds no replicas.")
     if unused > 0:
         out.append(f"Billing in whole instances pays for {plural(int(unused), 'GPU')} that serve "
                    "no replica.")
