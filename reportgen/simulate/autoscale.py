@@ -46,7 +46,7 @@ class Fleet:
 
     capacity_rps: float  # per instance, within the targets
     planned_instances: int
-    instance_hour_usd: float  # GPUs per instance × price per GPU-hour
+    instance_hour_usd: float  # the plan's billed cost of one instance for one hour
     safety_factor: float
     occupancy_rates_rps: Array  # per-instance rates the KV occupancy was simulated at
     occupancy: Array  # mean KV occupancy at those rates (used ÷ capacity)

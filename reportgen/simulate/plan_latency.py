@@ -20,6 +20,7 @@ from reportgen.simulate.day import hourly_rates_for
 from reportgen.simulate.knee import KNEE_PERCENTILE, Targets, find_knee
 from reportgen.simulate.metrics import Summary, summarize
 from reportgen.simulate.workload import Workload, workload_for
+from reportgen.units import CONSTANTS
 from reportgen.xlfuncs import ceil_snapped
 
 if TYPE_CHECKING:
@@ -75,7 +76,8 @@ DAY_TABLE_COLUMNS: dict[str, tuple[str, str]] = {
     "policy": ("text", "How the fleet scales over the day."),
     "instance_hours": ("instance-hours", "Instance-hours billed in the day (starting ones "
                        "included)."),
-    "cost_usd_per_day": ("USD/day", "Instance-hours × GPUs per instance × price per GPU-hour."),
+    "cost_usd_per_day": ("USD/day", "Instance-hours × the plan's billed cost per instance-hour "
+                         "(monthly_cost ÷ instances ÷ hours a month)."),
     "slo_violation_minutes": ("minutes", "Minutes whose demand exceeds what the ready "
                               "instances serve within the targets (the knee)."),
     "peak_instances": ("instances", "Most instances at once."),
@@ -216,8 +218,10 @@ def day_rows(values: Mapping[str, Any], raw: Mapping[str, Any], workload: Worklo
         "kv_occupancy_mean": occupancy,
     }, columns=list(CURVE_COLUMNS))
     fleet = Fleet(capacity_rps=capacity, planned_instances=int(values["instances"]),
-                  instance_hour_usd=float(values["gpus_per_instance"])
-                  * float(values["gpu_hour_price"]),
+                  # the plan's billed cost per instance-hour, so the fixed fleet's day is the
+                  # plan's monthly cost ÷ hours a month × 24 (whole instances billed included)
+                  instance_hour_usd=float(values["monthly_cost"])
+                  / (float(values["instances"]) * float(CONSTANTS["HOURS_PER_MONTH"].value)),
                   safety_factor=float(values["safety_factor"]),
                   occupancy_rates_rps=np.concatenate([[0.0], rates]),
                   occupancy=np.concatenate([[0.0], np.maximum.accumulate(occupancy)]))

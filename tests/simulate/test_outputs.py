@@ -72,3 +72,16 @@ def test_rows_past_the_simulation_limit_are_listed_not_dropped(
     assert plan.latency is not None
     assert list(plan.latency.table["scenario"]) == ["chat"]
     assert plan.latency.not_simulated == ("small",)
+
+
+def test_the_fixed_fleets_day_costs_the_plans_billed_month() -> None:
+    """One billing: the fixed peak fleet over a day, scaled to a month, is the plan's monthly
+    cost (whole H100 instances billed included), so the day's dollars agree with every page."""
+    from reportgen.units import CONSTANTS
+
+    plan = with_latency(build_plan([{**ROW, "tp": 2}]))
+    assert plan.latency is not None
+    day = plan.latency.day
+    fixed = float(day.loc[day["policy"] == "fixed peak fleet", "cost_usd_per_day"].iloc[0])
+    hours = float(CONSTANTS["HOURS_PER_MONTH"].value)
+    assert fixed * hours / 24 == pytest.approx(float(plan.results["monthly_cost"].iloc[0]))
