@@ -9,6 +9,7 @@ from openpyxl.chart.data_source import AxDataSource, StrRef
 from openpyxl.worksheet.worksheet import Worksheet
 
 from reportgen.columns import unit_of
+from reportgen.finance.support import SUPPORTED_PROVIDER, plan_support, support_formula
 from reportgen.plan import Provenance
 from reportgen.quantities import REGISTRY
 from reportgen.render.cells import (
@@ -24,11 +25,24 @@ from reportgen.render.cells import (
 from reportgen.render.layout import PLAN, Layout, sheet_ref
 from reportgen.render.registry_rows import cached
 from reportgen.render.xlsx_cache import CachedValue
+from reportgen.units import CONSTANTS
 
+TOTALS_HEADER_ROW = 10  # rows 2-7: the cover (provenance and digests)
+TOTALS_FIRST_ROW = TOTALS_HEADER_ROW + 1
 TOTALS: tuple[str, ...] = (
     "gpus", "nodes", "monthly_cost", "annual_cost",
     "gpus_low", "gpus_high", "monthly_cost_low", "monthly_cost_high",
 )
+# Below the totals: the support plan on the spend with its provider, and the total with it.
+SUPPORT_LINES: tuple[tuple[str, str, str], ...] = (
+    ("supported_spend", "USD/month",
+     f"Budgeted monthly cost priced with {SUPPORTED_PROVIDER}: what the support plan charges on."),
+    ("support_monthly_cost", "USD/month",
+     "Support plan on that spend (Assumptions: SUPPORT_* bands, INCLUDE_SUPPORT switch)."),
+    ("total_monthly_cost", "USD/month", "Monthly cost plus support: the plan's monthly total."),
+    ("total_annual_cost", "USD/year", "Total monthly cost × MONTHS_PER_YEAR."),
+)
+SUPPORT_FIRST_ROW = TOTALS_FIRST_ROW + len(TOTALS)
 PER_SCENARIO: tuple[str, ...] = (
     "scenario", "gpus", "monthly_cost", "cost_per_million_output_tokens", "bottleneck",
     "status", "budgeted_monthly_cost",
@@ -41,8 +55,6 @@ STATUS_COUNTS = (
     ("chosen", "budgeted"), ("option", "options not chosen"), ("compare", "for comparison"),
     ("no fit", "not fitting"), ("no price", "without a price"),
 )
-TOTALS_HEADER_ROW = 10  # rows 2-7: the cover (provenance and digests)
-TOTALS_FIRST_ROW = TOTALS_HEADER_ROW + 1
 TOTALS_NOTE = (
     "Sums of Plan columns over rows with counted = 1: per workload, the cheapest plan row that "
     "meets its targets. Comparison rows (role compare, the tutorial's method), other options "
@@ -51,9 +63,31 @@ TOTALS_NOTE = (
 
 
 def totals(results: pd.DataFrame) -> dict[str, float]:
-    """What each total formula computes: the column times the counted flag, summed."""
+    """What each total formula computes: the column times the counted flag, summed; then the
+    support lines (SUPPORT_LINES)."""
     flag = results[FLAG].astype(float)
-    return {name: float((results[name].astype(float) * flag).sum()) for name in TOTALS}
+    out = {name: float((results[name].astype(float) * flag).sum()) for name in TOTALS}
+    spend, support = plan_support(results)
+    months = float(CONSTANTS["MONTHS_PER_YEAR"].value)
+    out.update(supported_spend=spend, support_monthly_cost=support,
+               total_monthly_cost=out["monthly_cost"] + support,
+               total_annual_cost=(out["monthly_cost"] + support) * months)
+    return out
+
+
+def _support_formulas(layout: Layout) -> dict[str, str]:
+    def total(name: str) -> str:
+        return f"$B${TOTALS_FIRST_ROW + TOTALS.index(name)}"
+
+    row = {name: f"$B${SUPPORT_FIRST_ROW + i}" for i, (name, _, _) in enumerate(SUPPORT_LINES)}
+    spend = (f"SUMPRODUCT({layout.plan_range('monthly_cost')},{layout.plan_range(FLAG)},"
+             f'(LOWER({layout.plan_range("price_provider")})="{SUPPORTED_PROVIDER}")*1)')
+    return {
+        "supported_spend": spend,
+        "support_monthly_cost": support_formula(row["supported_spend"]),
+        "total_monthly_cost": f"{total('monthly_cost')}+{row['support_monthly_cost']}",
+        "total_annual_cost": f"{row['total_monthly_cost']}*MONTHS_PER_YEAR",
+    }
 
 
 def _per_scenario_formula(name: str, layout: Layout, plan_row: int) -> str:
@@ -101,7 +135,16 @@ def write_summary(
         values[cell.coordinate] = expected[name]
         set_text(ws.cell(row=r, column=3), q.unit)
         set_text(ws.cell(row=r, column=4), q.doc)
-    note_row = TOTALS_FIRST_ROW + len(TOTALS)
+    formulas = _support_formulas(layout)
+    for r, (name, unit, meaning) in enumerate(SUPPORT_LINES, start=SUPPORT_FIRST_ROW):
+        set_text(ws.cell(row=r, column=1), name)
+        cell = ws.cell(row=r, column=2)
+        set_formula(cell, "=" + formulas[name])
+        cell.number_format = number_format(unit) or "General"
+        values[cell.coordinate] = expected[name]
+        set_text(ws.cell(row=r, column=3), unit)
+        set_text(ws.cell(row=r, column=4), meaning)
+    note_row = SUPPORT_FIRST_ROW + len(SUPPORT_LINES)
     set_text(ws.cell(row=note_row, column=1), TOTALS_NOTE)
     ws.cell(row=note_row, column=1).font = NOTE_FONT
     counts_row = note_row + 1

@@ -8,11 +8,17 @@ from pathlib import Path
 
 import pytest
 
+from reportgen.finance.support import plan_support
 from reportgen.pipeline import load_with_efficiency, make_plan
 from reportgen.render.bom_sheet import SUMS
 from reportgen.render.context import build as report_context
 from reportgen.render.layout import FIRST_ROW
-from reportgen.render.summary_sheet import TOTALS, TOTALS_FIRST_ROW
+from reportgen.render.summary_sheet import (
+    SUPPORT_FIRST_ROW,
+    SUPPORT_LINES,
+    TOTALS,
+    TOTALS_FIRST_ROW,
+)
 from reportgen.render.workbook import write_workbook
 from tests.helpers import GENERATED, recalc_with_libreoffice, soffice, strip_cached_values
 
@@ -30,8 +36,14 @@ def test_bom_summary_scenarios_and_recalculated_workbook_agree(tmp_path: Path) -
     bom = report.procurement.total
     pdf = {"monthly_cost": bom.monthly_cost.value, "annual_cost": bom.annual_cost.value,
            "gpus": bom.gpus.value, "nodes": bom.nodes.value}
-    summary = {"monthly_cost": report.summary.total_monthly_cost.value,
+    spend, extra = plan_support(plan.results)
+    summary = {"monthly_cost": report.summary.total_monthly_cost.value - extra,
                "gpus": report.summary.total_gpus.value}
+    assert report.procurement.support_monthly_cost is not None
+    assert report.procurement.support_monthly_cost.value == extra
+    assert report.summary.support_monthly_cost is not None
+    assert report.summary.support_monthly_cost.value == extra
+    assert extra > 0  # the default plan buys from AWS, so its support plan is a line
     for name, value in pdf.items():
         assert value == pytest.approx(scenario_sums[name]), name
     for name, value in summary.items():
@@ -49,6 +61,15 @@ def test_bom_summary_scenarios_and_recalculated_workbook_agree(tmp_path: Path) -
                     for i, name in enumerate(TOTALS)}
     for name in ("monthly_cost", "annual_cost", "gpus", "nodes"):
         assert sheet_totals[name] == pytest.approx(scenario_sums[name], rel=1e-9), name
+    support_rows = {name: values["Summary"][f"B{SUPPORT_FIRST_ROW + i}"]
+                    for i, (name, _, _) in enumerate(SUPPORT_LINES)}
+    assert support_rows["supported_spend"] == pytest.approx(spend, rel=1e-9)
+    assert support_rows["support_monthly_cost"] == pytest.approx(extra, rel=1e-9)
+    assert support_rows["total_monthly_cost"] == pytest.approx(
+        report.summary.total_monthly_cost.value, rel=1e-9)
+    grand = report.procurement.grand_annual_cost
+    assert grand is not None
+    assert support_rows["total_annual_cost"] == pytest.approx(grand.value, rel=1e-9)
     bom_sheet = values["BOM"]
     total_row = next(r for r in range(FIRST_ROW, FIRST_ROW + 50)
                      if bom_sheet.get(f"A{r}") == "Total")

@@ -9,6 +9,7 @@ from pathlib import Path
 import jinja2
 import pytest
 
+from reportgen.finance.support import support
 from reportgen.formats import format_value
 from reportgen.plan import Plan
 from reportgen.render import context, pdf
@@ -25,9 +26,14 @@ def test_totals_are_over_rows_in_the_plan(report: context.Report, sample_plan: P
     gpus, nodes, monthly, annual = (h.value.value for h in report.summary.headlines)
     assert gpus == counted["gpus"].sum()
     assert nodes == counted["nodes"].sum()
-    assert monthly == counted["monthly_cost"].sum()
-    assert annual == counted["annual_cost"].sum()
+    extra = support(sample_plan.results).monthly_cost
+    assert monthly == pytest.approx(counted["monthly_cost"].sum() + extra)
+    assert annual == pytest.approx(counted["annual_cost"].sum() + 12 * extra)
     assert report.procurement.total.gpus.value == gpus
+    assert report.procurement.total.monthly_cost.value == pytest.approx(
+        counted["monthly_cost"].sum())
+    grand = report.procurement.grand_monthly_cost
+    assert grand is not None and grand.value == pytest.approx(monthly)
     low, high = report.summary.headlines[0].low, report.summary.headlines[0].high
     assert low is not None and high is not None
     assert low.value == counted["gpus_low"].sum()

@@ -6,17 +6,29 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from reportgen.finance.support import Support
 from reportgen.render.context.common import Row, fmt_value, hours, plural, sum_of, text_of
 
 
-def scope_sentence(counted: Sequence[Row]) -> str:
-    """One sentence on what the total includes and excludes."""
+def scope_sentence(counted: Sequence[Row], support: Support) -> str:
+    """One sentence on what the total includes and excludes, from the prices used and the
+    support switch."""
     node_priced = any(text_of(r["price_unit"]) == "node_hour" for r in counted)
     host = (" (instance-hour prices include the instance's host CPUs, memory, local disks and "
             "network)" if node_priced else "")
-    return (f"The total is GPU rental as billed, {hours()} hours a month{host}; it excludes "
-            "storage, data transfer, support plans, software licences, taxes and staff, and "
-            "owned hardware's power and hosting.")
+    excluded = ["storage", "data transfer", "software licences", "taxes", "staff",
+                "owned hardware's power and hosting"]
+    if support.monthly_cost > 0:
+        plan = (f" and AWS Business Support on the {fmt_value(support.spend, 'USD/month')} "
+                f"billed by AWS ({fmt_value(support.monthly_cost, 'USD/month')}; bands and "
+                "switch on the workbook's Assumptions)")
+    else:
+        plan = ""
+        excluded.insert(2, "support plans")
+    if support.unpriced_providers:
+        excluded.insert(2, "support from " + ", ".join(support.unpriced_providers))
+    return (f"The total is GPU rental as billed, {hours()} hours a month{host}{plan}; it "
+            f"excludes {', '.join(excluded[:-1])} and {excluded[-1]}.")
 
 
 def _price_words(r: Row) -> str:

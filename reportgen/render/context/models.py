@@ -51,7 +51,7 @@ class Headline:
     value: Num
     low: Num | None = None
     high: Num | None = None
-
+    note: str = ""  # what the number adds up, under it
 
 # --- executive summary ---------------------------------------------------------------------------
 
@@ -88,6 +88,8 @@ class Summary:
     scope_sentence: str = ""  # what the total includes and excludes
     pricing_sentence: str = ""  # basis, region and date of each price used
     redundancy_sentence: str = ""  # what availability and whole-instance billing add
+    gpu_monthly_cost: Num | None = None  # the budgeted rows' GPUs as billed, support excluded
+    support_monthly_cost: Num | None = None  # the support plan on the budgeted rows' spend
 
 
 # --- per scenario --------------------------------------------------------------------------------
@@ -218,6 +220,11 @@ class Procurement:
     total: BomRow
     prices: tuple[PriceRow, ...]
     nodes_note: str
+    support_label: str = ""  # the support plan's line of the bill ("" when none)
+    support_monthly_cost: Num | None = None
+    support_annual_cost: Num | None = None
+    grand_monthly_cost: Num | None = None  # the bill's total with support
+    grand_annual_cost: Num | None = None
 
 
 @dataclass(frozen=True)

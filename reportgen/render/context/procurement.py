@@ -7,11 +7,13 @@ from collections.abc import Sequence
 
 from reportgen.finance.buy_rent import SERVER_KW, OwnershipTerms
 from reportgen.finance.outlook import quarter_label
+from reportgen.finance.support import support
 from reportgen.plan import Plan
 from reportgen.render.context.common import (
     Row,
     as_float,
     blank,
+    fmt_value,
     gpu_field,
     hours,
     is_counted,
@@ -19,6 +21,7 @@ from reportgen.render.context.common import (
     text_of,
 )
 from reportgen.render.context.models import BomRow, Num, PriceRow, Procurement
+from reportgen.units import CONSTANTS
 
 _NODES_NOTE = (
     "Nodes are counted per scenario (replicas of different scenarios are not packed onto "
@@ -122,9 +125,20 @@ def procurement(plan: Plan, rows: Sequence[Row]) -> Procurement:
         groups.setdefault(price_key(r), []).append(r)
     needed = quarter_label(plan.provenance.generated, 0)
     bom_rows = tuple(_bom(key, members, needed) for key, members in sorted(groups.items()))
+    total = _bom(("Total", "", "", 0.0, ""), counted)
+    plan_support = support(plan.results)
+    months = float(CONSTANTS["MONTHS_PER_YEAR"].value)
+    extra = plan_support.monthly_cost
+    gpu_monthly, gpu_annual = sum_of(counted, "monthly_cost"), sum_of(counted, "annual_cost")
     return Procurement(
         rows=bom_rows,
-        total=_bom(("Total", "", "", 0.0, ""), counted),
+        total=total,
+        support_label=(f"AWS Business Support on the {fmt_value(plan_support.spend, 'USD/month')} "
+                       "billed by AWS" if extra > 0 else ""),
+        support_monthly_cost=Num(extra, "USD/month"),
+        support_annual_cost=Num(extra * months, "USD/year"),
+        grand_monthly_cost=Num(gpu_monthly + extra, "USD/month"),
+        grand_annual_cost=Num(gpu_annual + extra * months, "USD/year"),
         prices=_prices(plan, counted),
         nodes_note=_NODES_NOTE + _fabric(plan, counted)
         + f"Costs assume {hours()} billable hours a month.",

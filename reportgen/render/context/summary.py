@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from reportgen.finance.support import Support, support
 from reportgen.plan import Plan
 from reportgen.render.context.bottleneck import size_sentence
 from reportgen.render.context.common import (
@@ -32,6 +33,7 @@ from reportgen.render.context.costing import (
     scope_sentence,
 )
 from reportgen.render.context.models import Headline, Num, Summary, SummaryRow
+from reportgen.units import CONSTANTS
 
 SUMMARY_ROWS = 6  # rows of the summary's table that still fit its one page beside the tornado
 _INFEASIBLE = ("weights_do_not_fit", "slo_unreachable")
@@ -125,17 +127,27 @@ def findings(rows: Sequence[Row], matches: Mapping[int, int]) -> tuple[str, ...]
 # --- headlines and the range ---------------------------------------------------------------------
 
 
-def _headlines(counted: Sequence[Row]) -> tuple[Headline, ...]:
+def _headlines(counted: Sequence[Row], support: Support) -> tuple[Headline, ...]:
     def total(name: str, unit: str) -> Num:
         return Num(sum_of(counted, name), unit)
 
+    def monthly(name: str, extra: float) -> Num:
+        return Num(sum_of(counted, name) + extra, "USD/month")
+
+    months = float(CONSTANTS["MONTHS_PER_YEAR"].value)
+    gpu = sum_of(counted, "monthly_cost")
+    note = (f"GPUs {fmt_value(gpu, 'USD/month', with_unit=False)} + support "
+            f"{fmt_value(support.monthly_cost, 'USD/month', with_unit=False)}"
+            if support.monthly_cost > 0 else "")
     return (
         Headline("GPUs", total("gpus", "GPUs"), total("gpus_low", "GPUs"),
                  total("gpus_high", "GPUs")),
         Headline("Nodes (servers)", total("nodes", "nodes")),
-        Headline("Monthly cost", total("monthly_cost", "USD/month"),
-                 total("monthly_cost_low", "USD/month"), total("monthly_cost_high", "USD/month")),
-        Headline("Annual cost", total("annual_cost", "USD/year")),
+        Headline("Monthly cost", monthly("monthly_cost", support.monthly_cost),
+                 monthly("monthly_cost_low", support.monthly_cost_low),
+                 monthly("monthly_cost_high", support.monthly_cost_high), note),
+        Headline("Annual cost", Num(sum_of(counted, "annual_cost")
+                                    + support.monthly_cost * months, "USD/year")),
     )
 
 
@@ -234,7 +246,8 @@ def _table(rows: Sequence[Row]) -> tuple[SummaryRow, ...]:
 def summary(plan: Plan, rows: Sequence[Row], matches: Mapping[int, int]) -> Summary:
     """The one-page executive summary."""
     counted = [r for r in rows if is_counted(r)]
-    headlines = _headlines(counted)
+    plan_support = support(plan.results)
+    headlines = _headlines(counted, plan_support)
     return Summary(
         headlines=headlines,
         band_sentence=_band_sentence(plan, counted),
@@ -243,7 +256,9 @@ def summary(plan: Plan, rows: Sequence[Row], matches: Mapping[int, int]) -> Summ
         total_gpus=headlines[0].value,
         total_monthly_cost=headlines[2].value,
         findings=findings(rows, matches),
-        scope_sentence=scope_sentence(counted),
+        scope_sentence=scope_sentence(counted, plan_support),
         pricing_sentence=pricing_sentence(counted),
         redundancy_sentence=redundancy_sentence(counted),
+        gpu_monthly_cost=Num(sum_of(counted, "monthly_cost"), "USD/month"),
+        support_monthly_cost=Num(plan_support.monthly_cost, "USD/month"),
     )
