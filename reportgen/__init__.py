@@ -1,7 +1,7 @@
 """reportgen: how many GPUs an LLM service needs, what they cost, and why.
 
 Scenario files (CSV/XLSX) in; an Excel budget workbook with live formulas, a PDF report and a
-results CSV out. The engine is a roofline model of LLM serving (see MODEL.md), vectorised over
+results CSV out. The engine is a roofline model of LLM serving (see docs/method.md), vectorised over
 scenarios and defined once per quantity in the registry (reportgen.quantities).
 """
 

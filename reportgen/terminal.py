@@ -13,6 +13,7 @@ from rich.table import Table
 
 from reportgen import schema
 from reportgen.choose import replica_shape
+from reportgen.finance.support import plan_support
 from reportgen.formats import format_value
 from reportgen.pipeline import BuildResult, CalibrateResult
 
@@ -98,6 +99,12 @@ def summary_table(result: BuildResult) -> None:
     table.add_row(*(total[j] for j in keep))
     console.print(table)
     console.print(status_line(results))
+    spend, extra = plan_support(results)
+    if extra > 0:
+        gpu = float(results.loc[counted, "monthly_cost"].sum())
+        console.print(f"With the AWS support plan ({format_value(extra, 'USD/month')} a month on "
+                      f"the {format_value(spend, 'USD/month')} billed by AWS), the plan costs "
+                      f"{format_value(gpu + extra, 'USD/month')} a month.")
     left_out = [_SUMMARY[j][0] for j in range(len(_SUMMARY)) if j not in keep]
     if len(results) > SUMMARY_ROWS:
         console.print(f"… and {len(results) - SUMMARY_ROWS:,} more scenarios: see the outputs.")

@@ -87,7 +87,7 @@ _constant(
     "AUTO_TP_WEIGHT_SHARE", 0.5, "fraction",
     "Auto tensor parallelism picks the smallest TP whose weights take at most this share of the "
     "instance's GPU memory, leaving the rest for KV cache.",
-    "reportgen rule; see MODEL.md §2 (auto-TP)",
+    "reportgen rule; see docs/method.md (auto-TP)",
 )
 _constant(
     "ACTIVATION_BYTES", 2, "bytes",

@@ -21,8 +21,10 @@ from reportgen.render.cells import (
     set_text,
     set_widths,
 )
-from reportgen.render.layout import FIRST_ROW, PLAN, Layout, letter, sheet_ref
+from reportgen.render.layout import FIRST_ROW, PLAN, SUMMARY, Layout, letter, sheet_ref
+from reportgen.render.summary_sheet import SUPPORT_FIRST_ROW, SUPPORT_LINES, totals
 from reportgen.render.xlsx_cache import CachedValue
+from reportgen.units import CONSTANTS
 
 KEYS: tuple[str, ...] = ("gpu", "price_basis")
 # Read from the key's first Plan row (the same for every row of one GPU and basis).
@@ -67,6 +69,34 @@ def _match(layout: Layout, key_cells: dict[str, str]) -> str:
     return "*".join(f"({layout.plan_range(k)}={key_cells[k]})" for k in KEYS)
 
 
+def _support_rows(ws: Worksheet, total: int, results: pd.DataFrame) -> dict[str, CachedValue]:
+    """Below the total: the support plan (the Summary's line) and the total with it."""
+    expected = totals(results)
+    names = [name for name, _, _ in SUPPORT_LINES]
+    support = f"{sheet_ref(SUMMARY)}$B${SUPPORT_FIRST_ROW + names.index('support_monthly_cost')}"
+    cols = {name: letter(len(KEYS) + len(LABELS) + SUMS.index(name))
+            for name in ("monthly_cost", "annual_cost")}
+    lines = (
+        (total + 1, "Support plan", f"={support}", f"={support}*MONTHS_PER_YEAR",
+         expected["support_monthly_cost"],
+         expected["support_monthly_cost"] * float(CONSTANTS["MONTHS_PER_YEAR"].value)),
+        (total + 2, "Total with support",
+         f"={cols['monthly_cost']}{total}+{cols['monthly_cost']}{total + 1}",
+         f"={cols['annual_cost']}{total}+{cols['annual_cost']}{total + 1}",
+         expected["total_monthly_cost"], expected["total_annual_cost"]),
+    )
+    values: dict[str, CachedValue] = {}
+    for r, label, monthly, annual, monthly_value, annual_value in lines:
+        set_text(ws.cell(row=r, column=1), label)
+        for name, formula, value in (("monthly_cost", monthly, monthly_value),
+                                     ("annual_cost", annual, annual_value)):
+            cell = ws[f"{cols[name]}{r}"]
+            set_formula(cell, formula)
+            values[cell.coordinate] = float(value)
+            cell.number_format = number_format(REGISTRY[name].unit) or "General"
+    return values
+
+
 def write_bom(ws: Worksheet, layout: Layout, results: pd.DataFrame) -> dict[str, CachedValue]:
     """The bill of materials as formulas over Plan; returns the cells' cached values."""
     columns = [*KEYS, *LABELS, *SUMS]
@@ -104,8 +134,9 @@ def write_bom(ws: Worksheet, layout: Layout, results: pd.DataFrame) -> dict[str,
         set_formula(cell, f"=SUM({col}{FIRST_ROW}:{col}{max(last, FIRST_ROW)})")
         values[cell.coordinate] = float(expected[name].sum())
         cell.number_format = number_format(REGISTRY[name].unit) or "General"
-    set_text(ws.cell(row=total + 2, column=1), NOTE)
-    ws.cell(row=total + 2, column=1).font = NOTE_FONT
+    values.update(_support_rows(ws, total, results))
+    set_text(ws.cell(row=total + 4, column=1), NOTE)
+    ws.cell(row=total + 4, column=1).font = NOTE_FONT
     ws.freeze_panes = "C2"
     set_widths(ws, [16, 14, 12, 14, 11, 12, 12, 12, *([13.0] * len(SUMS))])
     return values

@@ -78,6 +78,11 @@ def test_bom_summary_scenarios_and_recalculated_workbook_agree(tmp_path: Path) -
         col = chr(ord("A") + first_sum_col + j)
         expected = float(counted[name].sum())
         assert bom_sheet[f"{col}{total_row}"] == pytest.approx(expected, rel=1e-9), name
+    with_support = next(r for r in range(total_row, total_row + 5)
+                        if bom_sheet.get(f"A{r}") == "Total with support")
+    monthly_col = chr(ord("A") + first_sum_col + SUMS.index("monthly_cost"))
+    assert bom_sheet[f"{monthly_col}{with_support}"] == pytest.approx(
+        report.summary.total_monthly_cost.value, rel=1e-9)
     # the tornado's live lines recalculate from the same totals
     tornado = values["Sensitivity"]
     rows = {tornado[f"A{r}"]: r for r in range(FIRST_ROW, FIRST_ROW + 10) if tornado.get(f"A{r}")}
