@@ -14,6 +14,7 @@ import pytest
 from pypdf import PdfReader
 
 from reportgen.errors import OutputError
+from reportgen.finance.support import support
 from reportgen.formats import format_value
 from reportgen.plan import Plan
 from reportgen.quantities import REGISTRY
@@ -130,7 +131,10 @@ def test_summary_totals_and_band(sample: Rendered, sample_plan: Plan) -> None:
     for column in ("gpus", "gpus_low", "gpus_high", "monthly_cost"):
         total = format_value(float(counted[column].sum()), REGISTRY[column].unit)
         assert total in summary, (column, total)
-    assert "10th and 90th percentiles" in summary
+    assert "90th or 10th percentile" in summary
+    extra = support(sample_plan.results).monthly_cost
+    with_support = format_value(float(counted["monthly_cost"].sum()) + extra, "USD/month")
+    assert with_support in summary, with_support
 
 
 def test_no_placeholders_or_missing_values(sample: Rendered) -> None:

@@ -163,7 +163,7 @@ def test_the_scenario_page_shows_the_availability_step_and_the_bill() -> None:
     labels = [step.label for step in section.chain]
     assert "for availability (min_replicas, spare_replicas)" in labels
     assert section.chain_caption.startswith(
-        "Billed as 2 p5.48xlarge instances (16 GPUs) at $98.320 per instance-hour")
+        "Billed as 2 p5.48xlarge instances (16 GPUs) at $98.32 per instance-hour")
 
 
 def test_a_prices_sheet_in_the_scenario_workbook_is_used(tmp_path: Path) -> None:

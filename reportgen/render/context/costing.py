@@ -14,21 +14,20 @@ def scope_sentence(counted: Sequence[Row], support: Support) -> str:
     """One sentence on what the total includes and excludes, from the prices used and the
     support switch."""
     node_priced = any(text_of(r["price_unit"]) == "node_hour" for r in counted)
-    host = (" (instance-hour prices include the instance's host CPUs, memory, local disks and "
-            "network)" if node_priced else "")
-    excluded = ["storage", "data transfer", "software licences", "taxes", "staff",
+    host = (" (instance prices include host CPUs, memory, disks and network)" if node_priced
+            else "")
+    excluded = ["storage", "data transfer", "licences", "taxes", "staff",
                 "owned hardware's power and hosting"]
     if support.monthly_cost > 0:
-        plan = (f" and AWS Business Support on the {fmt_value(support.spend, 'USD/month')} "
-                f"billed by AWS ({fmt_value(support.monthly_cost, 'USD/month')}; bands and "
-                "switch on the workbook's Assumptions)")
+        plan = (f", and AWS Business Support ({fmt_value(support.monthly_cost, 'USD/month')}) "
+                f"on the {fmt_value(support.spend, 'USD/month')} billed by AWS")
     else:
         plan = ""
         excluded.insert(2, "support plans")
     if support.unpriced_providers:
-        excluded.insert(2, "support from " + ", ".join(support.unpriced_providers))
-    return (f"The total is GPU rental as billed, {hours()} hours a month{host}{plan}; it "
-            f"excludes {', '.join(excluded[:-1])} and {excluded[-1]}.")
+        excluded.insert(2, ", ".join(support.unpriced_providers) + "'s support")
+    return (f"The total is GPU rental as billed, {hours()} hours a month{host}{plan}; not "
+            f"included: {', '.join(excluded)}.")
 
 
 def _price_words(r: Row) -> str:

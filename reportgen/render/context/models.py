@@ -67,7 +67,8 @@ class SummaryRow:
     gpu: str
     gpus: Num
     monthly_cost: Num
-    cost_per_million: Num
+    cost_per_million: Num  # per 1M output tokens
+    cost_per_million_total: Num  # per 1M tokens, prompt and output together
     bottleneck: str
     bottleneck_label: str
     counted: bool

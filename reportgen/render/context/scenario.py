@@ -222,7 +222,9 @@ def _headlines(row: Row) -> tuple[Headline, ...]:
         Headline("Nodes", num(row, "nodes")),
         Headline("Monthly cost", num(row, "monthly_cost"), ranged("monthly_cost_low"),
                  ranged("monthly_cost_high")),
-        Headline("Per 1M output tokens", num(row, "cost_per_million_output_tokens")),
+        Headline("Per 1M output tokens", num(row, "cost_per_million_output_tokens"),
+                 note=f"{fmt(row, 'cost_per_million_total_tokens')} per 1M tokens, prompt "
+                      "and output together"),
         Headline("Power at TDP", num(row, "power_kw")),
     )
 

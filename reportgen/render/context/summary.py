@@ -14,7 +14,6 @@ from reportgen.render.context.common import (
     blank,
     bottleneck_label,
     calibration_of,
-    cell,
     fmt,
     fmt_value,
     is_counted,
@@ -135,9 +134,7 @@ def _headlines(counted: Sequence[Row], support: Support) -> tuple[Headline, ...]
         return Num(sum_of(counted, name) + extra, "USD/month")
 
     months = float(CONSTANTS["MONTHS_PER_YEAR"].value)
-    gpu = sum_of(counted, "monthly_cost")
-    note = (f"GPUs {fmt_value(gpu, 'USD/month', with_unit=False)} + support "
-            f"{fmt_value(support.monthly_cost, 'USD/month', with_unit=False)}"
+    note = (f"incl. support {fmt_value(support.monthly_cost * months, 'USD/year')}"
             if support.monthly_cost > 0 else "")
     return (
         Headline("GPUs", total("gpus", "GPUs"), total("gpus_low", "GPUs"),
@@ -145,9 +142,9 @@ def _headlines(counted: Sequence[Row], support: Support) -> tuple[Headline, ...]
         Headline("Nodes (servers)", total("nodes", "nodes")),
         Headline("Monthly cost", monthly("monthly_cost", support.monthly_cost),
                  monthly("monthly_cost_low", support.monthly_cost_low),
-                 monthly("monthly_cost_high", support.monthly_cost_high), note),
+                 monthly("monthly_cost_high", support.monthly_cost_high)),
         Headline("Annual cost", Num(sum_of(counted, "annual_cost")
-                                    + support.monthly_cost * months, "USD/year")),
+                                    + support.monthly_cost * months, "USD/year"), note=note),
     )
 
 
@@ -155,20 +152,12 @@ def _band_sentence(plan: Plan, counted: Sequence[Row]) -> str:
     if not counted:
         return "No scenario fits as specified, so the plan has nothing to buy."
     keys = list(dict.fromkeys(str(r["efficiency_key"]) for r in counted))
-    eff = plan.tables.efficiency
-    spreads = "; ".join(
-        f"{fmt_value(float(cell(eff, k, 'throughput_ratio_p10')), '×', with_unit=False)}–"
-        f"{fmt_value(float(cell(eff, k, 'throughput_ratio_p90')), '×', with_unit=False)} for {k}"
-        for k in keys
-    )
     yours = [k for k in keys if calibration_of(plan, k) == CALIBRATED["load test"]]
-    fitted_on = ("on the public benchmarks and your load test (for "
-                 f"{', '.join(yours)}) the efficiencies were fitted to" if yours else
-                 "on the public load tests the efficiencies were fitted to")
+    fitted_on = (f"on the public benchmarks and your load test (for {', '.join(yours)})"
+                 if yours else "on the public load tests the model was fitted to")
     return (
-        f"The range comes from the calibration: {fitted_on}, measured ÷ predicted throughput "
-        f"lay between its 10th and 90th percentiles ({spreads}); a fleet sized for those "
-        "throughputs needs the low and high GPU counts above."
+        "Range: the fleet if real throughput is at the 90th or 10th percentile of measured ÷ "
+        f"predicted {fitted_on} (per GPU family and precision; see Calibration)."
     )
 
 
@@ -203,6 +192,8 @@ def _summary_row(i: int, r: Row) -> SummaryRow:
         monthly_cost=num(r, "monthly_cost") if r["priced"] == 1 else Num("no price", "text"),
         cost_per_million=(num(r, "cost_per_million_output_tokens") if r["priced"] == 1
                           else Num("no price", "text")),
+        cost_per_million_total=(num(r, "cost_per_million_total_tokens") if r["priced"] == 1
+                                else Num("no price", "text")),
         bottleneck=str(r["bottleneck"]),
         bottleneck_label=bottleneck_label(r),
         counted=is_counted(r),
@@ -222,6 +213,7 @@ def _rest_row(rest: Sequence[Row]) -> SummaryRow:
         gpus=Num(sum_of(rest_counted, "gpus"), "GPUs"),
         monthly_cost=Num(sum_of(rest_counted, "monthly_cost"), "USD/month"),
         cost_per_million=Num(None, "text"),
+        cost_per_million_total=Num(None, "text"),
         bottleneck="",
         bottleneck_label="see their sections",
         counted=True,
