@@ -101,23 +101,31 @@ _constant(
     "vLLM EngineArgs.get_batch_defaults: max_num_batched_tokens 8192 for the OpenAI server on "
     "GPUs of 70 GiB or more (2048 on smaller ones), the GPUs multi-node replicas run on",
 )
-_SUPPORT_SOURCE = ("AWS Support plan pricing, Business Support: the greater of $100 or 10 % of "
-                   "the first $10,000 of monthly AWS usage, 7 % to $80,000, 5 % to $250,000 and "
-                   "3 % above (aws.amazon.com/premiumsupport/pricing)")
+_SUPPORT_SOURCE = "AWS Business Support pricing (aws.amazon.com/premiumsupport/pricing)"
+_SUPPORT_CHECKED = "2026-12-03"
 _constant(
     "INCLUDE_SUPPORT", 1, "flag",
-    "1: the plan's total includes the cloud support plan on its AWS spend; 0: it does not.",
+    "1: the total includes the support plan on the AWS spend (the greater of SUPPORT_MINIMUM "
+    "and SUPPORT_RATE_1 on the spend up to SUPPORT_BAND_1, SUPPORT_RATE_2 up to SUPPORT_BAND_2, "
+    "SUPPORT_RATE_3 up to SUPPORT_BAND_3, SUPPORT_RATE_4 above); 0: it does not.",
     "reportgen default: a production fleet runs under a paid support plan",
 )
-_constant("SUPPORT_MINIMUM", 100, "USD/month", "Support plan's monthly minimum.", _SUPPORT_SOURCE)
-for _k, (_upper, _rate) in enumerate(((10000, 0.10), (80000, 0.07), (250000, 0.05)), start=1):
-    _constant(f"SUPPORT_BAND_{_k}", _upper, "USD/month",
-              f"Upper end of the support plan's band {_k} of monthly AWS spend.", _SUPPORT_SOURCE)
-    _constant(f"SUPPORT_RATE_{_k}", _rate, "fraction",
-              f"Support plan's rate on the AWS spend in band {_k}.", _SUPPORT_SOURCE)
-del _k, _upper, _rate
-_constant("SUPPORT_RATE_4", 0.03, "fraction",
-          "Support plan's rate on the AWS spend above the last band.", _SUPPORT_SOURCE)
+_constant("SUPPORT_MINIMUM", 100, "USD/month", "Support plan's monthly minimum.", _SUPPORT_SOURCE,
+          _SUPPORT_CHECKED)
+_constant("SUPPORT_BAND_1", 10000, "USD/month", "Support band 1 ends here.", _SUPPORT_SOURCE,
+          _SUPPORT_CHECKED)
+_constant("SUPPORT_BAND_2", 80000, "USD/month", "Support band 2 ends here.", _SUPPORT_SOURCE,
+          _SUPPORT_CHECKED)
+_constant("SUPPORT_BAND_3", 250000, "USD/month", "Support band 3 ends here.", _SUPPORT_SOURCE,
+          _SUPPORT_CHECKED)
+_constant("SUPPORT_RATE_1", 0.10, "fraction", "Support rate in band 1.", _SUPPORT_SOURCE,
+          _SUPPORT_CHECKED)
+_constant("SUPPORT_RATE_2", 0.07, "fraction", "Support rate in band 2.", _SUPPORT_SOURCE,
+          _SUPPORT_CHECKED)
+_constant("SUPPORT_RATE_3", 0.05, "fraction", "Support rate in band 3.", _SUPPORT_SOURCE,
+          _SUPPORT_CHECKED)
+_constant("SUPPORT_RATE_4", 0.03, "fraction", "Support rate above band 3.", _SUPPORT_SOURCE,
+          _SUPPORT_CHECKED)
 _constant(
     "TUTORIAL_MFU", 0.4, "fraction",
     "MFU the tutorial's own method uses (its demo and worked example).",

@@ -26,8 +26,8 @@ _METHOD = (
 )
 _SOURCE = (
     "TensorRT-LLM perf-overview v0.13 offline throughput, TensorRT-LLM performance.md "
-    "batch-1 first-token latency, gpt-fast README batch-1 decode (project reference "
-    "measured_public.csv)"
+    "batch-1 first-token latency, gpt-fast README batch-1 decode "
+    "(reportgen/data/measurements_public.csv)"
 )
 _META = ("calibrated", "n_measurements", "fit_mdape_pct", "fitted_on", "method", "date", "source")
 
