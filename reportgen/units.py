@@ -20,6 +20,7 @@ class Constant:
     doc: str
     source: str
     date: str  # when the value and its source were last checked
+    editable: bool = True  # False: a definition (bytes per GiB), not an assumption to change
 
 
 CHECKED = "2026-12-02"
@@ -29,24 +30,26 @@ CONSTANTS: dict[str, Constant] = {}
 
 
 def _constant(
-    name: str, value: float | str, unit: str, doc: str, source: str, date: str = CHECKED
+    name: str, value: float | str, unit: str, doc: str, source: str, date: str = CHECKED,
+    editable: bool = True,
 ) -> None:
     if name in CONSTANTS:
         raise ValueError(f"constant {name} defined twice")
     if not name.isupper() or not name.replace("_", "").isalnum():
         raise ValueError(f"constant {name} must be UPPER_SNAKE (it becomes a workbook name)")
-    CONSTANTS[name] = Constant(name, value, unit, doc, source, date)
+    CONSTANTS[name] = Constant(name, value, unit, doc, source, date, editable)
 
 
-_constant("BYTES_PER_GIB", 1073741824, "bytes/GiB", "Bytes in one GiB (2^30).", "definition")
+_constant("BYTES_PER_GIB", 1073741824, "bytes/GiB", "Bytes in one GiB (2^30).", "definition",
+          editable=False)
 _constant(
     "HOURS_PER_MONTH", 730, "h/month", "Billable hours in an average month (8,760 / 12).",
     "definition; the convention of cloud price lists",
 )
-_constant("SECONDS_PER_HOUR", 3600, "s/h", "Seconds in an hour.", "definition")
-_constant("MONTHS_PER_YEAR", 12, "months/year", "Months in a year.", "definition")
+_constant("SECONDS_PER_HOUR", 3600, "s/h", "Seconds in an hour.", "definition", editable=False)
+_constant("MONTHS_PER_YEAR", 12, "months/year", "Months in a year.", "definition", editable=False)
 _constant("CURRENCY", "USD", "text", "Currency of every price and cost.",
-          "the price book (reportgen/data/prices.csv) is in USD")
+          "the price book (reportgen/data/prices.csv) is in USD", editable=False)
 _constant(
     "SAFETY_FACTOR", 1.4, "×",
     "Head-room on instances for traffic spikes, applied after Little's Law.",
@@ -139,5 +142,5 @@ _constant(
 _constant(
     "UNLIMITED_BATCH", 1000000, "sequences",
     "Stands for 'no limit' where a scenario sets no latency target.",
-    "definition",
+    "definition", editable=False,
 )

@@ -24,6 +24,7 @@ from reportgen.render.layout import letter
 FORMULA_TRIGGERS = ("=", "+", "-", "@", "\t", "\r")
 
 INPUT_FILL = PatternFill("solid", fgColor="FFFFF2CC")  # light yellow: "edit me"
+FIXED_FILL = PatternFill("solid", fgColor="FFEDEDED")  # light grey: a definition, not an input
 HEADER_FILL = PatternFill("solid", fgColor="FFD9E1F2")
 HEADER_FONT = Font(bold=True)
 TITLE_FONT = Font(bold=True, size=14)

@@ -13,6 +13,7 @@ from openpyxl.worksheet.worksheet import Worksheet
 
 from reportgen import schema
 from reportgen.render.cells import (
+    FIXED_FILL,
     INPUT_FILL,
     header_row,
     number_format,
@@ -30,6 +31,7 @@ from reportgen.render.layout import (
     sheet_ref,
 )
 from reportgen.units import CONSTANTS
+from reportgen.validate import MIN_POSITIVE
 
 _TABLE_WIDTH_CAP = 40.0
 
@@ -59,10 +61,13 @@ def _literal(x: float) -> str:
 def _bounds_validation(col: schema.Column) -> DataValidation | None:
     if col.choices or col.type != "number" or col.minimum is None or col.maximum is None:
         return None
+    # "> 0" columns refuse 0 as the CLI does: their floor is the smallest value it accepts
+    lower = (f"{MIN_POSITIVE:.6f}" if col.above_minimum and col.minimum == 0
+             else _literal(col.minimum))
     dv = DataValidation(
         type="whole" if col.integer else "decimal",
         operator="between",
-        formula1=_literal(col.minimum),
+        formula1=lower,
         formula2=_literal(col.maximum),
         allow_blank=True,
     )
@@ -125,14 +130,22 @@ def write_assumptions(ws: Worksheet, wb: Workbook) -> None:
         set_text(ws.cell(row=r, column=1), c.name)
         value = ws.cell(row=r, column=2)
         set_value(value, c.value)
-        value.fill = INPUT_FILL
+        value.fill = INPUT_FILL if c.editable else FIXED_FILL
         fmt = number_format(c.unit)
         if fmt and not isinstance(c.value, str):
             value.number_format = fmt
         set_text(ws.cell(row=r, column=3), c.unit)
         set_text(ws.cell(row=r, column=4), c.source)
         set_text(ws.cell(row=r, column=5), c.date)
-        set_text(ws.cell(row=r, column=6), c.doc)
+        set_text(ws.cell(row=r, column=6),
+                 c.doc if c.editable else f"{c.doc} A definition, not an assumption: leave it.")
+        if c.unit == "flag":  # a switch: 1 on, 0 off, nothing else
+            switch = DataValidation(type="list", formula1='"0,1"', allow_blank=False)
+            switch.showErrorMessage = True
+            switch.errorTitle = f"{c.name} is a switch"
+            switch.error = f"{c.name}: 1 (on) or 0 (off)."
+            ws.add_data_validation(switch)
+            switch.add(value.coordinate)
         check_defined_name(c.name)
         wb.defined_names[c.name] = DefinedName(c.name, attr_text=f"{sheet_ref(ASSUMPTIONS)}$B${r}")
     ws.freeze_panes = "B2"

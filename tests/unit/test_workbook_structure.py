@@ -87,7 +87,7 @@ def test_every_constant_is_a_named_cell(wb: Workbook) -> None:
         cell = wb[sheet][ref.replace("$", "")]
         assert cell.value == constant.value
         assert cell.offset(column=-1).value == name
-        assert cell.fill.fgColor.rgb == "FFFFF2CC"
+        assert cell.fill.fgColor.rgb == ("FFFFF2CC" if constant.editable else "FFEDEDED")
 
 
 def test_dropdowns_reject_unknown_values(wb: Workbook, plan: Plan) -> None:
@@ -109,9 +109,27 @@ def test_dropdowns_reject_unknown_values(wb: Workbook, plan: Plan) -> None:
                             ("engine", schema.ENGINES), ("method", schema.METHODS)):
         assert validation(column) == ("list", '"' + ",".join(choices) + '"')
     assert validation("peak_qps")[0] == "decimal"
+    # "> 0" columns refuse 0 in the sheet as the CLI does (0 would divide by zero downstream)
+    for column in (c.name for c in schema.COLUMNS if c.above_minimum and c.name in columns):
+        floor = float(validation(column)[1])
+        assert 0 < floor <= 1e-6, column
+    switches = [dv for dv in wb["Assumptions"].data_validations.dataValidation
+                if dv.formula1 == '"0,1"']
+    flags = [c.name for c in CONSTANTS.values() if c.unit == "flag"]
+    assert flags and len(switches) == len(flags) and all(dv.showErrorMessage for dv in switches)
     (curve,) = wb["Batch curve"].data_validations.dataValidation
     assert curve.type == "list" and curve.showErrorMessage
     assert curve.formula1 == f"Plan!$A$2:$A${n}" and str(curve.sqref) == "B2"
+
+
+def test_only_assumptions_are_signposted_as_editable(wb: Workbook) -> None:
+    ws = wb["Assumptions"]
+    fills = {ws.cell(row=r, column=1).value: ws.cell(row=r, column=2).fill.fgColor.rgb
+             for r in range(2, ws.max_row + 1)}
+    fixed = {c.name for c in CONSTANTS.values() if not c.editable}
+    assert {"BYTES_PER_GIB", "CURRENCY", "SECONDS_PER_HOUR"} <= fixed
+    assert {fills[name] for name in fixed} == {"FFEDEDED"}  # grey: a definition
+    assert {fills[c.name] for c in CONSTANTS.values() if c.editable} == {"FFFFF2CC"}  # yellow
 
 
 def test_inputs_look_editable_and_blank_stays_blank(wb: Workbook, plan: Plan) -> None:
