@@ -118,12 +118,16 @@ def power_kw(gpus: Array, gpu__tdp_w: Array) -> Array:
 
 @quantity(
     "fraction",
-    "IF({instances}>0,{avg_qps}/({instances}*{instance_rps}),0)",
+    'IF({instances}*IF({method}="tutorial",{tutorial_instance_rps},{instance_rps})>0,'
+    '{avg_qps}/({instances}*IF({method}="tutorial",{tutorial_instance_rps},{instance_rps})),0)',
 )
-def utilization_at_avg_load(avg_qps: Array, instances: Array, instance_rps: Array) -> Array:
-    """Share of the fleet's request capacity used at the average rate."""
-    capacity = instances * instance_rps
-    return np.where(instances > 0, avg_qps / np.where(capacity > 0, capacity, 1.0), 0.0)
+def utilization_at_avg_load(avg_qps: Array, instances: Array, instance_rps: Array,
+                            method: Array, tutorial_instance_rps: Array) -> Array:
+    """Share of the fleet's request capacity used at the average rate (the tutorial's rows:
+    of the capacity its own method gives each instance, which sized them)."""
+    rps = np.where(method == "tutorial", tutorial_instance_rps, instance_rps)
+    capacity = instances * rps
+    return np.where(capacity > 0, avg_qps / np.where(capacity > 0, capacity, 1.0), 0.0)
 
 
 @quantity(
