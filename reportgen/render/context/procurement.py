@@ -133,8 +133,8 @@ def procurement(plan: Plan, rows: Sequence[Row]) -> Procurement:
     return Procurement(
         rows=bom_rows,
         total=total,
-        support_label=(f"AWS Business Support on the {fmt_value(plan_support.spend, 'USD/month')} "
-                       "billed by AWS" if extra > 0 else ""),
+        support_label=(f"AWS Business Support on {fmt_value(plan_support.spend, 'USD/month')} a "
+                       "month of AWS spend (bands: workbook Assumptions)" if extra > 0 else ""),
         support_monthly_cost=Num(extra, "USD/month"),
         support_annual_cost=Num(extra * months, "USD/year"),
         grand_monthly_cost=Num(gpu_monthly + extra, "USD/month"),
