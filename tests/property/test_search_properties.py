@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import itertools
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from reportgen.engine import estimate
@@ -31,6 +31,9 @@ workloads = st.fixed_dictionaries(
 
 @SOME
 @given(workloads, st.lists(st.sampled_from(GPUS), min_size=1, max_size=3, unique=True))
+@example({"model": "Mixtral-8x7B", "peak_qps": 1.0, "avg_prompt_tokens": 5061,
+          "avg_output_tokens": 20, "tpot_slo_ms": 5.0, "ttft_slo_ms": None,
+          "weight_dtype": "bf16"}, ["B200"])  # only TP 8 × PP 2 meets the 5 ms target
 def test_auto_never_costs_more_than_an_explicit_choice(
     workload: dict[str, object], gpus: list[str]
 ) -> None:
@@ -44,7 +47,9 @@ def test_auto_never_costs_more_than_an_explicit_choice(
     each = estimate(checked.scenarios, checked.tables)
     feasible = each[each["in_plan_total"] == 1]
     if feasible.empty:
-        assert chosen["status"] == "no fit"
+        # no single-node replica meets the targets: the search may still plan pipeline stages
+        # (a blank pp), which the next test compares with every tp × pp typed explicitly
+        assert chosen["status"] == "no fit" or float(chosen["pp"]) > 1
         return
     assert chosen["status"] == "chosen"
     cheapest = round(float(feasible["monthly_cost"].min()), 2)
