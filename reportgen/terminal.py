@@ -13,7 +13,7 @@ from rich.table import Table
 
 from reportgen import schema
 from reportgen.choose import replica_shape
-from reportgen.finance.support import plan_support
+from reportgen.finance.support import support
 from reportgen.formats import format_value
 from reportgen.pipeline import BuildResult, CalibrateResult
 
@@ -99,7 +99,8 @@ def summary_table(result: BuildResult) -> None:
     table.add_row(*(total[j] for j in keep))
     console.print(table)
     console.print(status_line(results))
-    spend, extra = plan_support(results)
+    plan = support(results)
+    spend, extra = plan.spend, plan.monthly_cost
     if extra > 0:
         gpu = float(results.loc[counted, "monthly_cost"].sum())
         console.print(f"With the AWS support plan ({format_value(extra, 'USD/month')} a month on "

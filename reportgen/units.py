@@ -113,22 +113,18 @@ _constant(
     "SUPPORT_RATE_3 up to SUPPORT_BAND_3, SUPPORT_RATE_4 above); 0: it does not.",
     "reportgen default: a production fleet runs under a paid support plan",
 )
-_constant("SUPPORT_MINIMUM", 100, "USD/month", "Support plan's monthly minimum.", _SUPPORT_SOURCE,
-          _SUPPORT_CHECKED)
-_constant("SUPPORT_BAND_1", 10000, "USD/month", "Support band 1 ends here.", _SUPPORT_SOURCE,
-          _SUPPORT_CHECKED)
-_constant("SUPPORT_BAND_2", 80000, "USD/month", "Support band 2 ends here.", _SUPPORT_SOURCE,
-          _SUPPORT_CHECKED)
-_constant("SUPPORT_BAND_3", 250000, "USD/month", "Support band 3 ends here.", _SUPPORT_SOURCE,
-          _SUPPORT_CHECKED)
-_constant("SUPPORT_RATE_1", 0.10, "fraction", "Support rate in band 1.", _SUPPORT_SOURCE,
-          _SUPPORT_CHECKED)
-_constant("SUPPORT_RATE_2", 0.07, "fraction", "Support rate in band 2.", _SUPPORT_SOURCE,
-          _SUPPORT_CHECKED)
-_constant("SUPPORT_RATE_3", 0.05, "fraction", "Support rate in band 3.", _SUPPORT_SOURCE,
-          _SUPPORT_CHECKED)
-_constant("SUPPORT_RATE_4", 0.03, "fraction", "Support rate above band 3.", _SUPPORT_SOURCE,
-          _SUPPORT_CHECKED)
+for _name, _value, _unit, _doc in (
+    ("SUPPORT_MINIMUM", 100, "USD/month", "Support plan's monthly minimum."),
+    ("SUPPORT_BAND_1", 10000, "USD/month", "Support band 1 ends here."),
+    ("SUPPORT_BAND_2", 80000, "USD/month", "Support band 2 ends here."),
+    ("SUPPORT_BAND_3", 250000, "USD/month", "Support band 3 ends here."),
+    ("SUPPORT_RATE_1", 0.10, "fraction", "Support rate in band 1."),
+    ("SUPPORT_RATE_2", 0.07, "fraction", "Support rate in band 2."),
+    ("SUPPORT_RATE_3", 0.05, "fraction", "Support rate in band 3."),
+    ("SUPPORT_RATE_4", 0.03, "fraction", "Support rate above band 3."),
+):
+    _constant(_name, _value, _unit, _doc, _SUPPORT_SOURCE, _SUPPORT_CHECKED)
+del _name, _value, _unit, _doc
 _constant(
     "TUTORIAL_MFU", 0.4, "fraction",
     "MFU the tutorial's own method uses (its demo and worked example).",

@@ -62,12 +62,6 @@ def supported_spend(results: pd.DataFrame, column: str = "monthly_cost") -> floa
     return float(results.loc[counted & with_provider, column].astype(float).sum())
 
 
-def plan_support(results: pd.DataFrame) -> tuple[float, float]:
-    """(spend with the provider, its support plan) of the budgeted rows, USD/month."""
-    spend = supported_spend(results)
-    return spend, support_monthly_cost(spend)
-
-
 @dataclass(frozen=True)
 class Support:
     """The support plan of a plan's budgeted rows (USD/month), at the plan's GPU count and at
@@ -77,7 +71,6 @@ class Support:
     monthly_cost: float
     monthly_cost_low: float
     monthly_cost_high: float
-    included: bool  # INCLUDE_SUPPORT is on
     unpriced_providers: tuple[str, ...]  # budgeted providers whose support is not priced
 
 
@@ -85,11 +78,11 @@ def support(results: pd.DataFrame) -> Support:
     """The plan's support plan (see the module's docstring)."""
     counted = results[results["counted"].astype(float) == 1]
     providers = {str(p).lower() for p in counted["price_provider"]}
+    spend = supported_spend(results)
     return Support(
-        spend=supported_spend(results),
-        monthly_cost=support_monthly_cost(supported_spend(results)),
+        spend=spend,
+        monthly_cost=support_monthly_cost(spend),
         monthly_cost_low=support_monthly_cost(supported_spend(results, "monthly_cost_low")),
         monthly_cost_high=support_monthly_cost(supported_spend(results, "monthly_cost_high")),
-        included=_value("INCLUDE_SUPPORT", None) != 0,
         unpriced_providers=tuple(sorted(providers - {SUPPORTED_PROVIDER, ""})),
     )

@@ -9,7 +9,7 @@ from openpyxl.chart.data_source import AxDataSource, StrRef
 from openpyxl.worksheet.worksheet import Worksheet
 
 from reportgen.columns import unit_of
-from reportgen.finance.support import SUPPORTED_PROVIDER, plan_support, support_formula
+from reportgen.finance.support import SUPPORTED_PROVIDER, support, support_formula
 from reportgen.plan import Provenance
 from reportgen.quantities import REGISTRY
 from reportgen.render.cells import (
@@ -67,11 +67,11 @@ def totals(results: pd.DataFrame) -> dict[str, float]:
     support lines (SUPPORT_LINES)."""
     flag = results[FLAG].astype(float)
     out = {name: float((results[name].astype(float) * flag).sum()) for name in TOTALS}
-    spend, support = plan_support(results)
+    plan = support(results)
     months = float(CONSTANTS["MONTHS_PER_YEAR"].value)
-    out.update(supported_spend=spend, support_monthly_cost=support,
-               total_monthly_cost=out["monthly_cost"] + support,
-               total_annual_cost=(out["monthly_cost"] + support) * months)
+    out.update(supported_spend=plan.spend, support_monthly_cost=plan.monthly_cost,
+               total_monthly_cost=out["monthly_cost"] + plan.monthly_cost,
+               total_annual_cost=(out["monthly_cost"] + plan.monthly_cost) * months)
     return out
 
 

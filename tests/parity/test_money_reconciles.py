@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from reportgen.finance.support import plan_support
+from reportgen.finance.support import support
 from reportgen.pipeline import load_with_efficiency, make_plan
 from reportgen.render.bom_sheet import SUMS
 from reportgen.render.context import build as report_context
@@ -36,7 +36,8 @@ def test_bom_summary_scenarios_and_recalculated_workbook_agree(tmp_path: Path) -
     bom = report.procurement.total
     pdf = {"monthly_cost": bom.monthly_cost.value, "annual_cost": bom.annual_cost.value,
            "gpus": bom.gpus.value, "nodes": bom.nodes.value}
-    spend, extra = plan_support(plan.results)
+    plan_support = support(plan.results)
+    spend, extra = plan_support.spend, plan_support.monthly_cost
     summary = {"monthly_cost": report.summary.total_monthly_cost.value - extra,
                "gpus": report.summary.total_gpus.value}
     assert report.procurement.support_monthly_cost is not None
