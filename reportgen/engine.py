@@ -112,13 +112,10 @@ def evaluate(
         prefix, field = name.split("__", 1)
         table = tables.table(prefix)
         if prefix not in indexers:
-            key_name = LOOKUP_KEYS[prefix]
-            keys = resolve(key_name)
-            position = table.index.get_indexer(pd.Index(keys))
-            if (position < 0).any():
-                missing = sorted({str(k) for k, p in zip(keys, position, strict=True) if p < 0})
-                raise KeyError(f"no {prefix} table row for {missing}")
-            indexers[prefix] = position
+            rows = resolve(LOOKUP_KEYS[prefix])
+            if np.isnan(rows).any():
+                raise KeyError(f"no {prefix} table row for {int(np.isnan(rows).sum())} scenarios")
+            indexers[prefix] = rows.astype(np.intp) - 1
         column = table[field]
         data = column.to_numpy(dtype=float) if column.dtype.kind in "biuf" else column.to_numpy()
         return _as_array(data[indexers[prefix]], n)

@@ -25,6 +25,7 @@ _INT = Format(0, "#,##0")
 FORMATS: dict[str, Format] = {
     "text": Format(0, "@"),
     "flag": Format(0, "0"),
+    "row": Format(0, "0"),
     "req/s": Format(2, "#,##0.00", " req/s"),
     "tokens": Format(0, "#,##0", " tokens"),
     "sequences": Format(0, "#,##0"),

@@ -23,7 +23,7 @@ PORTABLE_FUNCTIONS = frozenset(
         "INDEX", "MATCH",
         "MIN", "MAX", "SUM", "SUMPRODUCT", "COUNT", "COUNTIF", "COUNTA",
         "ROUND", "ROUNDUP", "ROUNDDOWN", "INT", "MOD", "ABS", "SQRT", "POWER", "TRIM", "ROW",
-        "LOWER",
+        "LOWER", "NA",
     }
 )
 
@@ -123,6 +123,15 @@ def has_key(candidates: Array, keys: Array) -> Array:
     (ignoring case, as a spreadsheet's = does)."""
     known = {str(k).lower() for k in np.asarray(keys, dtype=object).tolist()}
     return per_distinct(candidates, lambda u: u.lower() in known, dtype=bool)
+
+
+def table_row(keys: Array, key: Array) -> Array:
+    """IF(SUMPRODUCT((keys=key)*1)=1,<its position>,NA()), elementwise: the 1-based position of
+    each key among ``keys`` (ignoring case, as a spreadsheet's = does); NaN, the #N/A of the
+    spreadsheet, where no key matches or several do."""
+    lowered = [str(k).lower() for k in np.asarray(keys, dtype=object).tolist()]
+    position = {k: float(i + 1) for i, k in enumerate(lowered) if lowered.count(k) == 1}
+    return per_distinct(key, lambda u: position.get(u.lower(), np.nan), dtype=float)
 
 
 def choose(conditions: Sequence[Array], labels: Sequence[str], default: str) -> Array:

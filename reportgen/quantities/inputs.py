@@ -5,11 +5,20 @@ from __future__ import annotations
 import numpy as np
 
 from reportgen.quantities.registry import quantity
-from reportgen.xlfuncs import Array, concat_text, has_key, lower, per_distinct
+from reportgen.xlfuncs import Array, concat_text, has_key, lower, per_distinct, table_row
 
 
 def _given(raw: Array) -> Array:
     return ~np.isnan(raw)
+
+
+def _table_row_xl(table: str, key: str) -> str:
+    """The position of ``{key}`` among the keys of ``table``, #N/A unless exactly one matches:
+    a name no catalog row has is an error cell, never another row's numbers."""
+    keys = "{keys__" + table + "}"
+    match = f"({keys}={{{key}}})"
+    return (f"IF(SUMPRODUCT({match}*1)=1,SUMPRODUCT({match}*(ROW({keys})-MIN(ROW({keys}))+1)),"
+            "NA())")
 
 
 @quantity("text", "{raw_scenario}", kind="text")
@@ -28,6 +37,20 @@ def model(raw_model: Array) -> Array:
 def gpu(raw_gpu: Array) -> Array:
     """GPU, as its catalog name."""
     return raw_gpu
+
+
+@quantity("row", _table_row_xl("model", "model"))
+def model_row(keys__model: Array, model: Array) -> Array:
+    """Row of the model on the Models sheet (1 = first model), which every catalog figure of
+    the model is read from; #N/A when the name matches no row."""
+    return table_row(keys__model, model)
+
+
+@quantity("row", _table_row_xl("gpu", "gpu"))
+def gpu_row(keys__gpu: Array, gpu: Array) -> Array:
+    """Row of the GPU on the GPUs sheet (1 = first GPU), which every catalog figure of the GPU
+    is read from; #N/A when the name matches no row."""
+    return table_row(keys__gpu, gpu)
 
 
 @quantity("text", "{raw_method}", kind="text")
@@ -341,6 +364,13 @@ def efficiency_key(
         stack,
         np.where(has_key(family_engine, keys__eff), family_engine, family),
     ).astype(object)
+
+
+@quantity("row", _table_row_xl("eff", "efficiency_key"))
+def efficiency_row(keys__eff: Array, efficiency_key: Array) -> Array:
+    """Row of the efficiency key on the Efficiency sheet (1 = first row), which the row's
+    efficiencies are read from; #N/A when the key matches no row."""
+    return table_row(keys__eff, efficiency_key)
 
 
 @quantity(

@@ -34,8 +34,8 @@ from reportgen.xlfuncs import PORTABLE_FUNCTIONS
 Kind = Literal["number", "text"]
 LOOKUP_PREFIXES = ("gpu__", "model__", "eff__")
 KEYS_PREFIX = "keys__"
-# The input that keys each lookup: a raw scenario column or a quantity.
-LOOKUP_KEYS = {"gpu": "raw_gpu", "model": "raw_model", "eff": "efficiency_key"}
+# The quantity that positions each lookup: the row of the table its figures are read from.
+LOOKUP_KEYS = {"gpu": "gpu_row", "model": "model_row", "eff": "efficiency_row"}
 RAW_PREFIX = "raw_"
 
 _PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")

@@ -5,9 +5,10 @@ into a cell formula by giving every input name a reference (``Quantity.formula(r
 reference depends on where the formula is written, so a *resolver* maps an input name to its
 reference text:
 
-* Plan row ``r``: ``raw_<col>`` → ``Scenarios!<col>r``; ``gpu__f``/``model__f`` → INDEX/MATCH on
-  the GPUs/Models sheet keyed by the Scenarios GPU/model cell; ``eff__f`` keyed by the Plan cell
-  of ``efficiency_key``; constants → their defined name; quantities → the same-row Plan cell.
+* Plan row ``r``: ``raw_<col>`` → ``Scenarios!<col>r``; ``gpu__f``/``model__f``/``eff__f`` →
+  INDEX of the GPUs/Models/Efficiency column at the row's ``gpu_row``/``model_row``/
+  ``efficiency_row`` (an exact, case-blind match; #N/A when the name matches no row);
+  constants → their defined name; quantities → the same-row Plan cell.
 * Batch curve row ``r``: ``batch`` and the batch-dependent chain → same-row cells; any other
   quantity or raw input → INDEX/MATCH of the selected scenario in Plan or Scenarios.
 
@@ -23,7 +24,7 @@ from dataclasses import dataclass
 from openpyxl.utils.cell import get_column_letter
 
 from reportgen.quantities import REGISTRY, Quantity, input_kind
-from reportgen.quantities.registry import KEYS_PREFIX, RAW_PREFIX
+from reportgen.quantities.registry import KEYS_PREFIX, LOOKUP_KEYS, RAW_PREFIX
 
 SUMMARY = "Summary"
 BOM = "BOM"
@@ -121,13 +122,13 @@ class Layout:
         last = FIRST_ROW + self.table_rows[prefix] - 1
         return column_range(LOOKUP_SHEETS[prefix], "A", FIRST_ROW, last)
 
-    def lookup(self, prefix: str, field: str, key: str) -> str:
-        """INDEX/MATCH of ``field`` in the table of ``prefix``, keyed by the formula ``key``."""
+    def lookup(self, prefix: str, field: str, position: str) -> str:
+        """``field`` of the table of ``prefix`` at the 1-based row ``position`` (a reference to
+        the row's ``gpu_row``, ``model_row`` or ``efficiency_row``; #N/A stays #N/A)."""
         sheet = LOOKUP_SHEETS[prefix]
         last = FIRST_ROW + self.table_rows[prefix] - 1
         values = column_range(sheet, self.table_cols[prefix][field], FIRST_ROW, last)
-        keys = column_range(sheet, "A", FIRST_ROW, last)
-        return f"INDEX({values},{exact_position(key, keys)})"
+        return f"INDEX({values},{position})"
 
     def plan_resolver(self, row: int, planned: frozenset[str] = frozenset()) -> Resolver:
         """References for a formula on Plan row ``row``; the inputs named in ``planned`` (the
@@ -142,12 +143,8 @@ class Layout:
         named in ``own`` (input → column letter) the row's own input cells, every other input
         the Scenarios cell of row ``source``."""
 
-        def key(prefix: str) -> str:
-            if prefix == "eff":
-                return f"${self.plan_cols['efficiency_key']}{row}"
-            if prefix in own:
-                return f"${own[prefix]}{row}"
-            return f"{sheet_ref(SCENARIOS)}${self.scenario_cols[prefix]}{source}"
+        def position(prefix: str) -> str:
+            return f"${self.plan_cols[LOOKUP_KEYS[prefix]]}{row}"
 
         def resolve(name: str) -> str:
             kind = input_kind(name)
@@ -157,7 +154,7 @@ class Layout:
                 return f"{sheet_ref(SCENARIOS)}{self.scenario_cols[name[len(RAW_PREFIX):]]}{source}"
             if kind == "lookup":
                 prefix, field = name.split("__", 1)
-                return self.lookup(prefix, field, key(prefix))
+                return self.lookup(prefix, field, position(prefix))
             if kind == "keys":
                 return self.keys(name.removeprefix(KEYS_PREFIX))
             if kind == "constant":
@@ -177,10 +174,8 @@ class Layout:
             keys = self.plan_range("scenario")
             return f"INDEX({self.plan_range(name)},{exact_position(selected, keys)})"
 
-        def key(prefix: str) -> str:
-            if prefix == "eff":
-                return in_plan("efficiency_key")
-            return resolve(RAW_PREFIX + prefix)
+        def position(prefix: str) -> str:
+            return resolve(LOOKUP_KEYS[prefix])
 
         def resolve(name: str) -> str:
             if name in local:
@@ -196,7 +191,7 @@ class Layout:
                 return f"IF(ISBLANK({planned}),{typed},{planned})"
             if kind == "lookup":
                 prefix, field = name.split("__", 1)
-                return self.lookup(prefix, field, key(prefix))
+                return self.lookup(prefix, field, position(prefix))
             if kind == "keys":
                 return self.keys(name.removeprefix(KEYS_PREFIX))
             if kind == "constant":
