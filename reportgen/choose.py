@@ -64,29 +64,57 @@ DECISION_DOCS = {
 
 # The same rule as workbook formulas over the Plan sheet: {name} is the row's cell of a Plan
 # column, {name[]} the whole column (see render/plan_sheet.py).
+# Each row's figures as the choice compares them, never an error: a row whose own formulas fail
+# (a name no catalog row has, a cleared row) does not compete, and it cannot turn the other rows'
+# choice into errors. RANKED_COST is -1 on rows that do not compete.
+GUARDS: tuple[tuple[str, str, str], ...] = (
+    ("ranked_cost", 'IFERROR(IF(AND({role}="plan",{in_plan_total}=1,{priced}=1),'
+                    "ROUND({monthly_cost},2),-1),-1)",
+     "[USD/month] The monthly cost (to cents) the choice compares; -1 on rows that do not "
+     "compete (comparison rows, rows that do not fit or have no price, rows whose formulas "
+     "fail)."),
+    ("ranked_gpus", "IFERROR({gpus},0)", "[GPUs] GPUs as compared (0 where the formula fails)."),
+    ("ranked_pp", "IFERROR({pp},0)", "[stages] Pipeline stages as compared (0 where it fails)."),
+    ("ranked_tpot", "IFERROR({tpot_ms},0)", "[ms] TPOT as compared (0 where it fails)."),
+)
 COUNTED_XL = (
-    'IF(AND({role}="plan",{in_plan_total}=1,{priced}=1,'
-    'SUMPRODUCT(({workload_key[]}={workload_key})'
-    '*({role[]}="plan")*({in_plan_total[]}=1)*({priced[]}=1)'
-    "*((ROUND({monthly_cost[]},2)<ROUND({monthly_cost},2))"
-    "+(ROUND({monthly_cost[]},2)=ROUND({monthly_cost},2))"
-    "*(({gpus[]}<{gpus})+({gpus[]}={gpus})"
-    "*(({pp[]}<{pp})+({pp[]}={pp})"
-    "*(({tpot_ms[]}<{tpot_ms})+({tpot_ms[]}={tpot_ms})"
+    "IF(AND({ranked_cost}>=0,"
+    "SUMPRODUCT(({workload_key[]}={workload_key})*({ranked_cost[]}>=0)"
+    "*(({ranked_cost[]}<{ranked_cost})"
+    "+({ranked_cost[]}={ranked_cost})"
+    "*(({ranked_gpus[]}<{ranked_gpus})+({ranked_gpus[]}={ranked_gpus})"
+    "*(({ranked_pp[]}<{ranked_pp})+({ranked_pp[]}={ranked_pp})"
+    "*(({ranked_tpot[]}<{ranked_tpot})+({ranked_tpot[]}={ranked_tpot})"
     "*(ROW({workload_key[]})<ROW({workload_key})))))))=0),1,0)"
 )
+CHOSEN_COST_XL = "IF({counted}=1,{monthly_cost},0)"
 STATUS_XL = (
+    'IF(OR(ISERROR({role}),ISERROR({in_plan_total}+{priced}+{monthly_cost})),"error",'
     'IF({role}<>"plan","compare",IF({in_plan_total}<>1,"no fit",IF({priced}<>1,"no price",'
-    'IF({counted}=1,"chosen","option"))))'
+    'IF({counted}=1,"chosen","option")))))'
 )
 WHY_XL = (
     'IF({status}="chosen","budgeted",IF({status}="compare","shown for comparison, not budgeted",'
+    'IF({status}="error","not planned: a formula of this row is an error (Summary, Checks)",'
     'IF({status}="no fit","not budgeted: nothing meets the targets ("&{bottleneck}&")",'
     'IF({status}="no price","not budgeted: no price for this GPU at basis "&{price_basis},'
     '"not budgeted: "&ROUND({monthly_cost}-SUMPRODUCT(({workload_key[]}={workload_key})'
-    '*({counted[]}=1)*{monthly_cost[]}),0)&" USD/month more than the budgeted row of its '
-    'workload"))))'
+    '*{chosen_cost[]}),0)&" USD/month more than the budgeted row of its workload")))))'
 )
+
+
+def guards(results: pd.DataFrame, counted: pd.Series) -> pd.DataFrame:
+    """What the GUARDS and CHOSEN_COST_XL columns hold for rows whose formulas do not fail."""
+    competing = ((results["role"] == "plan") & (results["in_plan_total"] == 1)
+                 & (results["priced"] == 1)).to_numpy()
+    cost = results["monthly_cost"].to_numpy(dtype=float)
+    return pd.DataFrame({
+        "ranked_cost": np.where(competing, xl_round(cost, 2), -1.0),
+        "ranked_gpus": results["gpus"].to_numpy(dtype=float),
+        "ranked_pp": results["pp"].to_numpy(dtype=float),
+        "ranked_tpot": results["tpot_ms"].to_numpy(dtype=float),
+        "chosen_cost": np.where(counted.to_numpy(dtype=float) == 1, cost, 0.0),
+    }, index=results.index)
 
 
 def gpus_per_node(gpus: pd.DataFrame) -> dict[str, float]:

@@ -1,13 +1,16 @@
-"""The BOM sheet: the bill of materials per GPU type and price basis, live SUMPRODUCTs over the
-Plan sheet's counted rows, with a total that equals the Summary's.
+"""The BOM sheet: the bill of materials per GPU type and price basis, live SUMIFS over the Plan
+sheet's counted rows, with a total that equals the Summary's.
 
 One row per GPU and price basis that any Plan row uses (rows nothing budgets show 0, so an edit
 that moves the choice to another GPU of the plan still adds up); each figure is
-SUMPRODUCT((Plan!gpu = GPU) × (Plan!price_basis = basis) × Plan!counted × Plan!<column>). The
-PDF's procurement page groups the same rows the same way.
+SUMIFS(Plan!<column>, Plan!gpu, GPU, Plan!price_basis, basis, Plan!counted, 1), which skips rows
+whose formulas fail (the Summary's Checks names them). The PDF's procurement page groups the
+same rows the same way.
 """
 
 from __future__ import annotations
+
+from collections.abc import Mapping
 
 import pandas as pd
 from openpyxl.worksheet.worksheet import Worksheet
@@ -65,8 +68,15 @@ def bom_values(results: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=[*KEYS, *LABELS, *SUMS])
 
 
-def _match(layout: Layout, key_cells: dict[str, str]) -> str:
-    return "*".join(f"({layout.plan_range(k)}={key_cells[k]})" for k in KEYS)
+def criterion(text: str) -> str:
+    """A SUMIFS criterion that matches ``text`` exactly (ignoring case): "=" first, so that a
+    leading < > = is not an operator, and ~ * ? escaped, so that they are not wildcards."""
+    escaped = text.replace("~", "~~").replace("*", "~*").replace("?", "~?")
+    return '"=' + escaped.replace('"', '""') + '"'
+
+
+def _match(layout: Layout, keys: Mapping[str, str]) -> str:
+    return ",".join(f"{layout.plan_range(k)},{criterion(keys[k])}" for k in KEYS)
 
 
 def _support_rows(ws: Worksheet, total: int, results: pd.DataFrame) -> dict[str, CachedValue]:
@@ -107,10 +117,9 @@ def write_bom(ws: Worksheet, layout: Layout, results: pd.DataFrame) -> dict[str,
     firsts = list(bom_keys(results).values())
     for i, (_, row) in enumerate(expected.iterrows()):
         r = FIRST_ROW + i
-        key_cells = {k: f"${letter(j)}{r}" for j, k in enumerate(KEYS)}
         for j, name in enumerate(KEYS, start=1):
             set_text(ws.cell(row=r, column=j), str(row[name]))
-        match = _match(layout, key_cells)
+        match = _match(layout, {k: str(row[k]) for k in KEYS})
         plan_row = FIRST_ROW + firsts[i]
         for j, name in enumerate(LABELS, start=len(KEYS) + 1):
             cell = ws.cell(row=r, column=j)
@@ -122,7 +131,7 @@ def write_bom(ws: Worksheet, layout: Layout, results: pd.DataFrame) -> dict[str,
                 cell.number_format = fmt
         for j, name in enumerate(SUMS, start=len(KEYS) + len(LABELS) + 1):
             cell = ws.cell(row=r, column=j)
-            set_formula(cell, f"=SUMPRODUCT({match}*{flag}*{layout.plan_range(name)})")
+            set_formula(cell, f"=SUMIFS({layout.plan_range(name)},{match},{flag},1)")
             values[cell.coordinate] = float(row[name])
             cell.number_format = number_format(REGISTRY[name].unit) or "General"
     total = FIRST_ROW + len(expected)

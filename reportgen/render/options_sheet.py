@@ -20,6 +20,7 @@ import pandas as pd
 from openpyxl.worksheet.worksheet import Worksheet
 
 from reportgen import schema
+from reportgen.choose import GUARDS as PLAN_GUARDS
 from reportgen.engine import estimate
 from reportgen.plan import Plan
 from reportgen.render.cells import NOTE_FONT, set_formula, set_text, set_value
@@ -32,7 +33,18 @@ from reportgen.render.registry_rows import (
 )
 from reportgen.render.xlsx_cache import CachedValue
 from reportgen.search import CONFIG, KEEP, concrete, engine_inputs
+from reportgen.xlfuncs import xl_round
 
+# Each option's figures as the ranking compares them, never an error, so that an option whose
+# formulas fail (a scenario cleared or given a name no catalog row has) ranks last among its
+# scenario's options and cannot turn the other scenarios' ranks into errors.
+GUARDS: tuple[tuple[str, str, str], ...] = (
+    ("ranked_ok", "IFERROR({in_plan_total}*{priced},0)",
+     "1 when the option meets its targets and has a price (0 where its formulas fail)."),
+    ("ranked_cost", "IFERROR(ROUND({monthly_cost},2),0)",
+     "[USD/month] The monthly cost (to cents) the ranking compares (0 where it fails)."),
+    *((name, template, note) for name, template, note in PLAN_GUARDS if name != "ranked_cost"),
+)
 MAX_OPTION_ROWS = 2_000  # fewer options per row when many rows search, so the sheet stays usable
 EXTRA: tuple[tuple[str, str], ...] = (
     ("option_of", "The Scenarios row this option plans (and Plan row that may budget it)."),
@@ -44,19 +56,17 @@ EXTRA: tuple[tuple[str, str], ...] = (
     ("knee_rps", "Blank on purpose: options are ranked on the closed form, as the search ranks "
                  "them; a knee is simulated for one configuration and applies only on the Plan "
                  "row that budgets it."),
+    *((name, note) for name, _, note in GUARDS),
 )
 _EARLIER = "(ROW({option_of[]})<ROW({option_of}))"
-_TPOT = f"(({{tpot_ms[]}}<{{tpot_ms}})+({{tpot_ms[]}}={{tpot_ms}})*{_EARLIER})"
-_STAGES = f"(({{pp[]}}<{{pp}})+({{pp[]}}={{pp}})*{_TPOT})"
-_GPUS = f"(({{gpus[]}}<{{gpus}})+({{gpus[]}}={{gpus}})*{_STAGES})"
-_COST = (
-    "((ROUND({monthly_cost[]},2)<ROUND({monthly_cost},2))"
-    f"+(ROUND({{monthly_cost[]}},2)=ROUND({{monthly_cost}},2))*{_GPUS})"
-)
+_TPOT = f"(({{ranked_tpot[]}}<{{ranked_tpot}})+({{ranked_tpot[]}}={{ranked_tpot}})*{_EARLIER})"
+_STAGES = f"(({{ranked_pp[]}}<{{ranked_pp}})+({{ranked_pp[]}}={{ranked_pp}})*{_TPOT})"
+_GPUS = f"(({{ranked_gpus[]}}<{{ranked_gpus}})+({{ranked_gpus[]}}={{ranked_gpus}})*{_STAGES})"
+_COST = f"(({{ranked_cost[]}}<{{ranked_cost}})+({{ranked_cost[]}}={{ranked_cost}})*{_GPUS})"
 # An option competes on cost when it meets its targets and has a price (search.py: feasible
 # and priced).
-_OK = "({in_plan_total}*{priced})"
-_OK_ALL = "({in_plan_total[]}*{priced[]})"
+_OK = "{ranked_ok}"
+_OK_ALL = "{ranked_ok[]}"
 _AMONG_EQUALS = f"({_OK}*{_COST}+(1-{_OK})*{_EARLIER})"
 _PREFERENCE = (
     f"(({{preference[]}}<{{preference}})+({{preference[]}}={{preference}})*{_AMONG_EQUALS})"
@@ -73,6 +83,17 @@ NOTE = (
     "a price on the GPUs sheet (price_usd) and the ranks follow. Shown: the best {keep} options "
     "of each scenario."
 )
+
+
+def option_guards(results: pd.DataFrame) -> pd.DataFrame:
+    """What the GUARDS columns hold for options whose formulas do not fail."""
+    return pd.DataFrame({
+        "ranked_ok": (results["in_plan_total"] * results["priced"]).to_numpy(dtype=float),
+        "ranked_cost": xl_round(results["monthly_cost"].to_numpy(dtype=float), 2),
+        "ranked_gpus": results["gpus"].to_numpy(dtype=float),
+        "ranked_pp": results["pp"].to_numpy(dtype=float),
+        "ranked_tpot": results["tpot_ms"].to_numpy(dtype=float),
+    }, index=results.index)
 
 
 def option_rows(plan: Plan) -> pd.DataFrame:
@@ -135,6 +156,7 @@ def write_options(ws: Worksheet, layout: Layout, plan: Plan,
     own["knee_rps"] = cols["knee_rps"]
     last = FIRST_ROW + len(options) - 1
     group_cols = {**layout.plan_cols, **cols}
+    guarded = option_guards(results)
     for k in range(len(options)):
         r = FIRST_ROW + k
         option = options.iloc[k]
@@ -145,6 +167,10 @@ def write_options(ws: Worksheet, layout: Layout, plan: Plan,
             set_value(ws[f"{own[c]}{r}"], planned[c][k])
         set_value(ws[f"{cols['option_of']}{r}"], source)
         set_value(ws[f"{cols['preference']}{r}"], int(option["preference"]))
+        for name, template, _ in GUARDS:
+            cell = ws[f"{cols[name]}{r}"]
+            set_formula(cell, group_formula(template, group_cols, FIRST_ROW, last, r))
+            values[cell.coordinate] = float(guarded[name].iloc[k])
         cell = ws[f"{cols['rank']}{r}"]
         set_formula(cell, group_formula(RANK_XL, group_cols, FIRST_ROW, last, r))
         values[cell.coordinate] = float(option["rank"])

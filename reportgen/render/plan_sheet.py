@@ -12,7 +12,7 @@ from openpyxl.formatting.rule import CellIsRule, FormulaRule
 from openpyxl.styles import Font, PatternFill
 from openpyxl.worksheet.worksheet import Worksheet
 
-from reportgen.choose import COUNTED_XL, STATUS_XL, WHY_XL
+from reportgen.choose import CHOSEN_COST_XL, COUNTED_XL, GUARDS, STATUS_XL, WHY_XL, guards
 from reportgen.render.cells import header_row, set_formula, set_widths
 from reportgen.render.layout import FIRST_ROW, PLANNED_PREFIX, Layout, letter
 from reportgen.render.registry_rows import (
@@ -26,11 +26,15 @@ from reportgen.search import CONFIG
 
 PLANNED: tuple[str, ...] = tuple(PLANNED_PREFIX + c for c in CONFIG)
 CHOICE: tuple[tuple[str, str, str], ...] = (
+    *GUARDS,
     ("counted", COUNTED_XL, "[flag] 1 when the totals count the row: a plan row that meets its "
      "targets and is the cheapest of its workload (ties: fewer GPUs, fewer pipeline stages, "
      "lower TPOT, earlier row)."),
+    ("chosen_cost", CHOSEN_COST_XL, "[USD/month] What the row adds to the totals: its monthly "
+     "cost when counted, else 0."),
     ("status", STATUS_XL, "chosen (budgeted), option (another row of the workload is cheaper), "
-     "compare (shown for comparison) or no fit."),
+     "compare (shown for comparison), no fit, no price, or error (a formula of the row fails: "
+     "see Summary, Checks)."),
     ("why", WHY_XL, "Why the row is or is not budgeted, in a few words."),
 )
 EXTRA_COLUMNS: tuple[str, ...] = (*PLANNED, *(name for name, _, _ in CHOICE))
@@ -93,6 +97,7 @@ def write_plan(ws: Worksheet, layout: Layout, results: pd.DataFrame,
     notes += [_planned_note(c) for c in CONFIG] + [note for _, _, note in CHOICE]
     header_row(ws, 1, [*(q.name for q in names), *EXTRA_COLUMNS], notes)
     values: dict[str, CachedValue] = {}
+    guarded = guards(results, results["counted"])
     for i, r in enumerate(layout.rows()):
         planned = frozenset(searched[i])
         row = results.iloc[i]
@@ -106,7 +111,7 @@ def write_plan(ws: Worksheet, layout: Layout, results: pd.DataFrame,
             cell = ws[f"{layout.plan_cols[name]}{r}"]
             set_formula(cell, group_formula(template, layout.plan_cols, FIRST_ROW,
                                             layout.last_row, r))
-            value = row[name]
+            value = guarded[name].iloc[i] if name in guarded else row[name]
             values[cell.coordinate] = value if isinstance(value, str) else float(value)
     _conditional_formats(ws, layout)
     ws.freeze_panes = "B2"

@@ -22,7 +22,8 @@ from reportgen.render.cells import (
     set_text,
     set_widths,
 )
-from reportgen.render.layout import PLAN, Layout, sheet_ref
+from reportgen.render.checks_block import checks, write_checks
+from reportgen.render.layout import PLAN, Layout, letter, sheet_ref
 from reportgen.render.registry_rows import cached
 from reportgen.render.xlsx_cache import CachedValue
 from reportgen.units import CONSTANTS
@@ -53,12 +54,13 @@ CHARTED = "budgeted_monthly_cost"
 
 STATUS_COUNTS = (
     ("chosen", "budgeted"), ("option", "options not chosen"), ("compare", "for comparison"),
-    ("no fit", "not fitting"), ("no price", "without a price"),
+    ("no fit", "not fitting"), ("no price", "without a price"), ("error", "with errors"),
 )
 TOTALS_NOTE = (
     "Sums of Plan columns over rows with counted = 1: per workload, the cheapest plan row that "
     "meets its targets. Comparison rows (role compare, the tutorial's method), other options "
-    "of a workload and rows that do not fit are not counted."
+    "of a workload, rows that do not fit and rows whose formulas fail are not counted; Checks "
+    "below names them."
 )
 
 
@@ -80,8 +82,8 @@ def _support_formulas(layout: Layout) -> dict[str, str]:
         return f"$B${TOTALS_FIRST_ROW + TOTALS.index(name)}"
 
     row = {name: f"$B${SUPPORT_FIRST_ROW + i}" for i, (name, _, _) in enumerate(SUPPORT_LINES)}
-    spend = (f"SUMPRODUCT({layout.plan_range('monthly_cost')},{layout.plan_range(FLAG)},"
-             f'(LOWER({layout.plan_range("price_provider")})="{SUPPORTED_PROVIDER}")*1)')
+    spend = (f"SUMIFS({layout.plan_range('monthly_cost')},{layout.plan_range(FLAG)},1,"
+             f'{layout.plan_range("price_provider")},"={SUPPORTED_PROVIDER}")')
     return {
         "supported_spend": spend,
         "support_monthly_cost": support_formula(row["supported_spend"]),
@@ -93,8 +95,7 @@ def _support_formulas(layout: Layout) -> dict[str, str]:
 def _per_scenario_formula(name: str, layout: Layout, plan_row: int) -> str:
     plan = sheet_ref(PLAN)
     if name == CHARTED:
-        return (f"={plan}{layout.plan_cols['monthly_cost']}{plan_row}"
-                f"*{plan}{layout.plan_cols[FLAG]}{plan_row}")
+        return f"={plan}{layout.plan_cols['chosen_cost']}{plan_row}"
     return f"={plan}{layout.plan_cols[name]}{plan_row}"
 
 
@@ -130,7 +131,7 @@ def write_summary(
         q = REGISTRY[name]
         set_text(ws.cell(row=r, column=1), name)
         cell = ws.cell(row=r, column=2)
-        set_formula(cell, f"=SUMPRODUCT({layout.plan_range(name)},{flag})")
+        set_formula(cell, f"=SUMIF({flag},1,{layout.plan_range(name)})")
         cell.number_format = number_format(q.unit) or "General"
         values[cell.coordinate] = expected[name]
         set_text(ws.cell(row=r, column=3), q.unit)
@@ -158,10 +159,17 @@ def write_summary(
     values[cell.coordinate] = " · ".join(f"{words}: {int(counts.get(status, 0))}"
                                           for status, words in STATUS_COUNTS)
 
-    title_row = counts_row + 2
+    checks_row = counts_row + 2
+    title_row = checks_row + 3 + len(checks(layout, results, "", ""))
+    header = title_row + 1
+    budgeted = letter(PER_SCENARIO.index(CHARTED))
+    budgeted_sum = f"SUM(${budgeted}${header + 1}:${budgeted}${header + layout.n_scenarios})"
+    total = f"$B${TOTALS_FIRST_ROW + TOTALS.index('monthly_cost')}"
+    found, _ = write_checks(ws, checks_row, layout, results, budgeted_sum, total)
+    values.update(found)
+
     set_text(ws.cell(row=title_row, column=1), "By scenario")
     ws.cell(row=title_row, column=1).font = TITLE_FONT
-    header = title_row + 1
     header_row(ws, header, list(PER_SCENARIO))
     for i, plan_row in enumerate(layout.rows()):
         r = header + 1 + i
@@ -176,7 +184,7 @@ def write_summary(
                                        else float(value) if name == CHARTED else str(value))
     last = header + layout.n_scenarios
     _chart(ws, header, last)
-    set_widths(ws, [34, 18, 18, 22, 20, 14, 22])
+    set_widths(ws, [40, 18, 18, 22, 20, 14, 22])
     return values
 
 

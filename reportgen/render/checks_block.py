@@ -1,0 +1,111 @@
+"""The Summary's Checks block: live counts of what the totals leave out and why, so that nothing
+a reviewer types is dropped or substituted without a line saying so.
+
+Each check is a count (a formula over Plan and Scenarios), a verdict (OK, or CHECK on a red
+fill) and what to do, naming the first row it concerns. The engine plans validated inputs
+only, so a freshly built workbook shows what the plan itself leaves out (rows that do not fit,
+rows without a price); the other checks turn to CHECK when an edit breaks a row.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pandas as pd
+from openpyxl.formatting.rule import CellIsRule
+from openpyxl.styles import Font, PatternFill
+from openpyxl.worksheet.worksheet import Worksheet
+
+from reportgen.render.cells import HEADER_FONT, TITLE_FONT, header_row, set_formula, set_text
+from reportgen.render.layout import FIRST_ROW, SCENARIOS, Layout, column_range
+from reportgen.render.xlsx_cache import CachedValue
+
+# Rows below the last scenario that the "typed below" check looks at.
+BELOW_ROWS = 1000
+CHECK_FILL = PatternFill("solid", fgColor="FFFFC7CE")
+CHECK_FONT = Font(color="FF9C0006", bold=True)
+
+
+@dataclass(frozen=True)
+class Check:
+    """One line of the block: ``count`` is a formula; ``advice`` what to do, after the first
+    Plan row of ``status`` when the check counts rows of a status; ``value`` what the engine's
+    results give for the count."""
+
+    label: str
+    count: str
+    advice: str
+    value: float
+    status: str = ""
+
+
+def checks(layout: Layout, results: pd.DataFrame, budgeted_sum: str, total: str) -> list[Check]:
+    """The checks of a workbook laid out by ``layout`` whose engine results are ``results``;
+    ``budgeted_sum`` and ``total`` are the Summary cells that must agree."""
+    status = layout.plan_range("status")
+    counts = results["status"].value_counts()
+    below = column_range(SCENARIOS, "A", layout.last_row + 1, layout.last_row + BELOW_ROWS)
+
+    def of_status(label: str, name: str, advice: str) -> Check:
+        return Check(label, f'COUNTIF({status},"{name}")', advice, float(counts.get(name, 0)),
+                     name)
+
+    return [
+        of_status("Rows whose formulas fail (not counted)", "error",
+                  "A GPU, model or efficiency key that no row of the GPUs, Models or "
+                  "Efficiency sheet has is #N/A in Plan columns gpu_row, model_row or "
+                  "efficiency_row: type the name as that sheet spells it."),
+        of_status("Plan rows that do not fit (not counted)", "no fit",
+                  "Nothing searched meets its targets: see its why and bottleneck on Plan."),
+        of_status("Plan rows without a price (not counted)", "no price",
+                  "Type a gpu_hour_price on Scenarios."),
+        Check(f"Scenarios typed below row {layout.last_row} (not planned)", f"COUNTA({below})",
+              "Plan has formulas for the rows reportgen wrote: add scenarios to the input file "
+              "and build again.", 0.0),
+        Check("Totals that do not reconcile", f"IF(ABS({budgeted_sum}-{total})<0.005,0,1)",
+              "By scenario, budgeted_monthly_cost sums to the monthly_cost total.", 0.0),
+    ]
+
+
+def _detail_formula(check: Check, layout: Layout) -> str:
+    advice = check.advice.replace('"', '""')
+    if not check.status:
+        return f'"{advice}"'
+    where = f'MATCH("{check.status}",{layout.plan_range("status")},0)'
+    name = f"INDEX({layout.plan_range('scenario')},{where})"
+    return f'"first: Plan row "&({where}+{FIRST_ROW - 1})&" ("&{name}&"). {advice}"'
+
+
+def _detail_value(check: Check, results: pd.DataFrame) -> str:
+    if not check.value:
+        return ""
+    if not check.status:
+        return check.advice
+    position = int((results["status"] == check.status).to_numpy().argmax())
+    name = str(results["scenario"].iloc[position])
+    return f"first: Plan row {position + FIRST_ROW} ({name}). {check.advice}"
+
+
+def write_checks(ws: Worksheet, first: int, layout: Layout, results: pd.DataFrame,
+                 budgeted_sum: str, total: str) -> tuple[dict[str, CachedValue], int]:
+    """The block from sheet row ``first``; returns the cached values and the next free row."""
+    set_text(ws.cell(row=first, column=1), "Checks")
+    ws.cell(row=first, column=1).font = TITLE_FONT
+    header_row(ws, first + 1, ["check", "count", "verdict", "what to do"])
+    values: dict[str, CachedValue] = {}
+    lines = checks(layout, results, budgeted_sum, total)
+    for r, check in enumerate(lines, start=first + 2):
+        set_text(ws.cell(row=r, column=1), check.label)
+        ws.cell(row=r, column=1).font = HEADER_FONT
+        count, verdict, detail = (ws.cell(row=r, column=c) for c in (2, 3, 4))
+        set_formula(count, "=" + check.count)
+        count.number_format = "0"
+        set_formula(verdict, f'=IF({count.coordinate}=0,"OK","CHECK")')
+        set_formula(detail, f'=IF({count.coordinate}=0,"",{_detail_formula(check, layout)})')
+        values[count.coordinate] = check.value
+        values[verdict.coordinate] = "OK" if check.value == 0 else "CHECK"
+        values[detail.coordinate] = _detail_value(check, results)
+    verdicts = f"C{first + 2}:C{first + 1 + len(lines)}"
+    ws.conditional_formatting.add(verdicts, CellIsRule(operator="equal", formula=['"CHECK"'],
+                                                       fill=CHECK_FILL, font=CHECK_FONT))
+    return values, first + 2 + len(lines)

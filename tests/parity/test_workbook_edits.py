@@ -1,0 +1,106 @@
+"""A reviewer's edits that break rows are flagged, never substituted or silently dropped: after
+LibreOffice recalculates the edited workbook, a GPU name the GPUs sheet lacks is #N/A on its
+row (not another GPU's figures), a cleared row and an infeasible edit leave the other rows'
+totals intact, and the Summary's Checks block counts and names each of them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import openpyxl
+import pytest
+
+from reportgen.pipeline import load_with_efficiency, make_plan
+from reportgen.render.layout import FIRST_ROW
+from reportgen.render.summary_sheet import TOTALS, TOTALS_FIRST_ROW
+from reportgen.render.workbook import write_workbook
+from tests.helpers import GENERATED, recalc_with_libreoffice, soffice, strip_cached_values
+
+DEFAULT_INPUT = Path(__file__).resolve().parents[2] / "inputs" / "scenarios.csv"
+pytestmark = pytest.mark.skipif(soffice() is None, reason="LibreOffice is not installed")
+
+ALIAS_ROW = "customer-service-bot"  # GPU typed as "H200", an alias the GPUs sheet lacks
+CLEARED_ROW = "rag-long-prompt-h200-fp8"  # every Scenarios cell deleted
+INFEASIBLE_ROW = "moe-qwen3-30b-a3b"  # a TPOT target no configuration meets
+
+
+def _columns(ws: openpyxl.worksheet.worksheet.Worksheet) -> dict[str, str]:
+    return {str(c.value): c.column_letter for c in ws[1] if c.value is not None}
+
+
+def _checks(summary: dict[str, object]) -> dict[str, tuple[object, object, object]]:
+    """Check label → (count, verdict, what to do), found below the "Checks" title."""
+    top = next(r for r in range(1, 100) if summary.get(f"A{r}") == "Checks")
+    out = {}
+    for r in range(top + 2, top + 20):
+        label = summary.get(f"A{r}")
+        if not label:
+            break
+        out[str(label)] = (summary.get(f"B{r}"), summary.get(f"C{r}"), summary.get(f"D{r}"))
+    return out
+
+
+def test_broken_rows_are_flagged_and_the_rest_still_adds_up(tmp_path: Path) -> None:
+    checked, _ = load_with_efficiency(DEFAULT_INPUT)
+    plan = make_plan(checked, DEFAULT_INPUT.name, generated=GENERATED)
+    results = plan.results.reset_index(drop=True)
+    position = {name: i for i, name in enumerate(results["scenario"])}
+    edited = (ALIAS_ROW, CLEARED_ROW, INFEASIBLE_ROW)
+    assert all(results["status"].iloc[position[n]] == "chosen" for n in edited)
+    kept = results[~results["scenario"].isin(edited)]
+    expected_total = float((kept["monthly_cost"] * kept["counted"]).sum())
+
+    built = tmp_path / "plan.xlsx"
+    write_workbook(plan, built)
+    wb = openpyxl.load_workbook(built)
+    scenarios = wb["Scenarios"]
+    cols = _columns(scenarios)
+    scenarios[f"{cols['gpu']}{FIRST_ROW + position[ALIAS_ROW]}"] = "H200"
+    for cell in scenarios[FIRST_ROW + position[CLEARED_ROW]]:
+        cell.value = None
+    scenarios[f"{cols['tpot_slo_ms']}{FIRST_ROW + position[INFEASIBLE_ROW]}"] = 1
+    wb.save(built)
+    bare = tmp_path / "bare.xlsx"
+    strip_cached_values(built, bare)
+    values = recalc_with_libreoffice(bare, tmp_path)
+
+    plan_cols = _columns(wb["Plan"])
+    plan_sheet = values["Plan"]
+    alias = FIRST_ROW + position[ALIAS_ROW]
+    for name in ("gpu_row", "gpu_memory_gib", "gpu_bandwidth_tbps", "monthly_cost"):
+        assert plan_sheet[f"{plan_cols[name]}{alias}"] == "#N/A", name
+    assert plan_sheet[f"{plan_cols['status']}{alias}"] == "error"
+    assert plan_sheet[f"{plan_cols['counted']}{alias}"] == 0
+    cleared = FIRST_ROW + position[CLEARED_ROW]
+    assert plan_sheet[f"{plan_cols['status']}{cleared}"] == "error"
+    infeasible = FIRST_ROW + position[INFEASIBLE_ROW]
+    assert plan_sheet[f"{plan_cols['status']}{infeasible}"] == "no fit"
+
+    summary = values["Summary"]
+    total = summary[f"B{TOTALS_FIRST_ROW + TOTALS.index('monthly_cost')}"]
+    assert total == pytest.approx(expected_total, rel=1e-9)
+    found = _checks(summary)
+    failing = found["Rows whose formulas fail (not counted)"]
+    assert failing[:2] == (2, "CHECK")
+    assert f"Plan row {alias} ({ALIAS_ROW})" in str(failing[2])
+    no_fit = found["Plan rows that do not fit (not counted)"]
+    assert no_fit[:2] == (1, "CHECK")
+    assert f"Plan row {infeasible} ({INFEASIBLE_ROW})" in str(no_fit[2])
+    assert found["Totals that do not reconcile"][:2] == (0, "OK")
+    assert found[f"Scenarios typed below row {FIRST_ROW + len(results) - 1} (not planned)"][
+        :2] == (0, "OK")
+
+
+def test_a_row_typed_below_the_plan_is_counted_by_checks(tmp_path: Path) -> None:
+    checked, _ = load_with_efficiency(DEFAULT_INPUT)
+    plan = make_plan(checked, DEFAULT_INPUT.name, generated=GENERATED)
+    built = tmp_path / "plan.xlsx"
+    write_workbook(plan, built)
+    wb = openpyxl.load_workbook(built)
+    last = FIRST_ROW + len(plan.results) - 1
+    wb["Scenarios"][f"A{last + 3}"] = "added-later"
+    wb.save(built)
+    bare = tmp_path / "bare.xlsx"
+    strip_cached_values(built, bare)
+    found = _checks(recalc_with_libreoffice(bare, tmp_path)["Summary"])
+    assert found[f"Scenarios typed below row {last} (not planned)"][:2] == (1, "CHECK")
