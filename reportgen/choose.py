@@ -73,9 +73,9 @@ GUARDS: tuple[tuple[str, str, str], ...] = (
      "[USD/month] The monthly cost (to cents) the choice compares; -1 on rows that do not "
      "compete (comparison rows, rows that do not fit or have no price, rows whose formulas "
      "fail)."),
-    ("ranked_gpus", "IFERROR({gpus},0)", "[GPUs] GPUs as compared (0 where the formula fails)."),
-    ("ranked_pp", "IFERROR({pp},0)", "[stages] Pipeline stages as compared (0 where it fails)."),
-    ("ranked_tpot", "IFERROR({tpot_ms},0)", "[ms] TPOT as compared (0 where it fails)."),
+    ("ranked_gpus", "IFERROR({gpus}+0,0)", "[GPUs] GPUs as compared (0 where the formula fails)."),
+    ("ranked_pp", "IFERROR({pp}+0,0)", "[stages] Pipeline stages as compared (0 where it fails)."),
+    ("ranked_tpot", "IFERROR({tpot_ms}+0,0)", "[ms] TPOT as compared (0 where it fails)."),
 )
 COUNTED_XL = (
     "IF(AND({ranked_cost}>=0,"
@@ -89,18 +89,24 @@ COUNTED_XL = (
 )
 CHOSEN_COST_XL = "IF({counted}=1,{monthly_cost},0)"
 STATUS_XL = (
-    'IF(OR(ISERROR({role}),ISERROR({in_plan_total}+{priced}+{monthly_cost})),"error",'
+    'IF({scenario}="","empty",IF(OR(ISERROR({role}),ISERROR({in_plan_total}+{priced}+{monthly_cost})),"error",'
     'IF({role}<>"plan","compare",IF({in_plan_total}<>1,"no fit",IF({priced}<>1,"no price",'
-    'IF({counted}=1,"chosen","option")))))'
+    'IF({counted}=1,"chosen","option"))))))'
 )
 WHY_XL = (
-    'IF({status}="chosen","budgeted",IF({status}="compare","shown for comparison, not budgeted",'
+    'IF({status}="empty","",IF({status}="chosen","budgeted",'
+    'IF({status}="compare","shown for comparison, not budgeted",'
     'IF({status}="error","not planned: a formula of this row is an error (Summary, Checks)",'
     'IF({status}="no fit","not budgeted: nothing meets the targets ("&{bottleneck}&")",'
     'IF({status}="no price","not budgeted: no price for this GPU at basis "&{price_basis},'
     '"not budgeted: "&ROUND({monthly_cost}-SUMPRODUCT(({workload_key[]}={workload_key})'
-    '*{chosen_cost[]}),0)&" USD/month more than the budgeted row of its workload")))))'
+    '*{chosen_cost[]}),0)&" USD/month more than the budgeted row of its workload"))))))'
 )
+# What the choice columns show on a row whose scenario is blank (a spare or cleared row).
+EMPTY_CHOICE: dict[str, float | str] = {
+    "ranked_cost": -1.0, "ranked_gpus": 0.0, "ranked_pp": 0.0, "ranked_tpot": 0.0,
+    "counted": 0.0, "chosen_cost": 0.0, "status": "empty", "why": "",
+}
 
 
 def guards(results: pd.DataFrame, counted: pd.Series) -> pd.DataFrame:

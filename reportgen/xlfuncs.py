@@ -16,14 +16,16 @@ import numpy.typing as npt
 Array = npt.NDArray[Any]
 
 # Excel functions a formula template may use (checked when a quantity is registered).
-# Identical in LibreOffice 7.4, the `formulas` package and Excel 2007+.
+# Identical in LibreOffice 7.4, the `formulas` package and Excel 2007+. NA() is #N/A (a name
+# no catalog row has; a gap in a chart line); SUMIF and SUMIFS skip rows whose criteria
+# cells are errors, so one broken row cannot turn a total into an error.
 PORTABLE_FUNCTIONS = frozenset(
     {
         "IF", "AND", "OR", "NOT", "ISBLANK", "ISNUMBER", "IFERROR",
         "INDEX", "MATCH",
         "MIN", "MAX", "SUM", "SUMPRODUCT", "COUNT", "COUNTIF", "COUNTA",
         "ROUND", "ROUNDUP", "ROUNDDOWN", "INT", "MOD", "ABS", "SQRT", "POWER", "TRIM", "ROW",
-        "LOWER", "NA",
+        "LOWER", "NA", "ISERROR", "SUMIF", "SUMIFS",
     }
 )
 

@@ -268,9 +268,7 @@ def patch_number_cell(src: Path, dst: Path, ref: str, value: float) -> None:
 
 # --- portable-subset lint -----------------------------------------------------------------------
 
-# NA() (no value: a gap in a chart line) is Excel 2007-era and gives #N/A in LibreOffice 7.4 and
-# formulas 1.3.4 alike; the Batch curve uses it for a scenario without a TPOT target.
-LINT_ALLOWED = PORTABLE_FUNCTIONS | {"NA"}
+LINT_ALLOWED = PORTABLE_FUNCTIONS
 EXCEL_MAX_FORMULA_CHARS = 8192
 _STRING = re.compile(r'"(?:[^"]|"")*"')
 _FUNC = re.compile(r"((?:_xlfn\.|_xlws\.)?[A-Za-z][A-Za-z0-9_.]*)\s*\(")

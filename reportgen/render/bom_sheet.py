@@ -3,14 +3,12 @@ sheet's counted rows, with a total that equals the Summary's.
 
 One row per GPU and price basis that any Plan row uses (rows nothing budgets show 0, so an edit
 that moves the choice to another GPU of the plan still adds up); each figure is
-SUMIFS(Plan!<column>, Plan!gpu, GPU, Plan!price_basis, basis, Plan!counted, 1), which skips rows
-whose formulas fail (the Summary's Checks names them). The PDF's procurement page groups the
-same rows the same way.
+SUMIFS(Plan!<column>, Plan!gpu_row, GPU's row, Plan!price_basis, basis, Plan!counted, 1), which
+skips rows whose formulas fail (the Summary's Checks names them). The PDF's procurement page
+groups the same rows the same way.
 """
 
 from __future__ import annotations
-
-from collections.abc import Mapping
 
 import pandas as pd
 from openpyxl.worksheet.worksheet import Worksheet
@@ -24,7 +22,7 @@ from reportgen.render.cells import (
     set_text,
     set_widths,
 )
-from reportgen.render.layout import FIRST_ROW, PLAN, SUMMARY, Layout, letter, sheet_ref
+from reportgen.render.layout import BOM, FIRST_ROW, PLAN, SUMMARY, Layout, letter, sheet_ref
 from reportgen.render.summary_sheet import SUPPORT_FIRST_ROW, SUPPORT_LINES, totals
 from reportgen.render.xlsx_cache import CachedValue
 from reportgen.units import CONSTANTS
@@ -68,15 +66,11 @@ def bom_values(results: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=[*KEYS, *LABELS, *SUMS])
 
 
-def criterion(text: str) -> str:
-    """A SUMIFS criterion that matches ``text`` exactly (ignoring case): "=" first, so that a
-    leading < > = is not an operator, and ~ * ? escaped, so that they are not wildcards."""
-    escaped = text.replace("~", "~~").replace("*", "~*").replace("?", "~?")
-    return '"=' + escaped.replace('"', '""') + '"'
-
-
-def _match(layout: Layout, keys: Mapping[str, str]) -> str:
-    return ",".join(f"{layout.plan_range(k)},{criterion(keys[k])}" for k in KEYS)
+def _match(layout: Layout, gpu_row: float, basis: str) -> str:
+    """SUMIFS criteria of one BOM line: the GPU by its row on the GPUs sheet (a number, so no
+    name is read as a wildcard or an operator) and the price basis (one of schema's choices)."""
+    return (f"{layout.plan_range('gpu_row')},{gpu_row:g},"
+            f'{layout.plan_range("price_basis")},"={basis}"')
 
 
 def _support_rows(ws: Worksheet, total: int, results: pd.DataFrame) -> dict[str, CachedValue]:
@@ -107,6 +101,12 @@ def _support_rows(ws: Worksheet, total: int, results: pd.DataFrame) -> dict[str,
     return values
 
 
+def bom_total_cell(results: pd.DataFrame) -> str:
+    """The BOM sheet's cell of the monthly cost total (the Summary checks it)."""
+    column = letter(len(KEYS) + len(LABELS) + SUMS.index("monthly_cost"))
+    return f"{sheet_ref(BOM)}${column}${FIRST_ROW + len(bom_values(results))}"
+
+
 def write_bom(ws: Worksheet, layout: Layout, results: pd.DataFrame) -> dict[str, CachedValue]:
     """The bill of materials as formulas over Plan; returns the cells' cached values."""
     columns = [*KEYS, *LABELS, *SUMS]
@@ -119,7 +119,7 @@ def write_bom(ws: Worksheet, layout: Layout, results: pd.DataFrame) -> dict[str,
         r = FIRST_ROW + i
         for j, name in enumerate(KEYS, start=1):
             set_text(ws.cell(row=r, column=j), str(row[name]))
-        match = _match(layout, {k: str(row[k]) for k in KEYS})
+        match = _match(layout, float(results["gpu_row"].iloc[firsts[i]]), str(row["price_basis"]))
         plan_row = FIRST_ROW + firsts[i]
         for j, name in enumerate(LABELS, start=len(KEYS) + 1):
             cell = ws.cell(row=r, column=j)

@@ -39,12 +39,15 @@ class Check:
     status: str = ""
 
 
-def checks(layout: Layout, results: pd.DataFrame, budgeted_sum: str, total: str) -> list[Check]:
+def checks(layout: Layout, results: pd.DataFrame, budgeted_sum: str, total: str,
+           bom_total: str) -> list[Check]:
     """The checks of a workbook laid out by ``layout`` whose engine results are ``results``;
-    ``budgeted_sum`` and ``total`` are the Summary cells that must agree."""
+    ``budgeted_sum``, ``bom_total`` and ``total`` are references that must agree."""
     status = layout.plan_range("status")
     counts = results["status"].value_counts()
     below = column_range(SCENARIOS, "A", layout.last_row + 1, layout.last_row + BELOW_ROWS)
+    spare = layout.spare()
+    added = column_range(SCENARIOS, "A", spare.start, max(spare.start, spare.stop - 1))
 
     def of_status(label: str, name: str, advice: str) -> Check:
         return Check(label, f'COUNTIF({status},"{name}")', advice, float(counts.get(name, 0)),
@@ -59,11 +62,19 @@ def checks(layout: Layout, results: pd.DataFrame, budgeted_sum: str, total: str)
                   "Nothing searched meets its targets: see its why and bottleneck on Plan."),
         of_status("Plan rows without a price (not counted)", "no price",
                   "Type a gpu_hour_price on Scenarios."),
+        Check(f"Scenarios typed in the spare rows {spare.start}-{spare.stop - 1} "
+              "(planned as typed)", f"COUNTA({added})",
+              "Planned and counted as typed: a list or auto is searched, and a new GPU type "
+              "gets a BOM line, only when reportgen builds the workbook from your input file.",
+              0.0),
         Check(f"Scenarios typed below row {layout.last_row} (not planned)", f"COUNTA({below})",
-              "Plan has formulas for the rows reportgen wrote: add scenarios to the input file "
-              "and build again.", 0.0),
-        Check("Totals that do not reconcile", f"IF(ABS({budgeted_sum}-{total})<0.005,0,1)",
-              "By scenario, budgeted_monthly_cost sums to the monthly_cost total.", 0.0),
+              "Plan has no formulas there: add the scenarios to the input file and build "
+              "again.", 0.0),
+        Check("Totals that do not reconcile",
+              f"IF(AND(ABS({budgeted_sum}-{total})<0.005,ABS({bom_total}-{total})<0.005),0,1)",
+              "The By scenario budgeted_monthly_cost and the BOM total both equal the "
+              "monthly_cost total; a budgeted row on a GPU or price basis the BOM has no "
+              "line for breaks that: build again.", 0.0),
     ]
 
 
@@ -87,13 +98,14 @@ def _detail_value(check: Check, results: pd.DataFrame) -> str:
 
 
 def write_checks(ws: Worksheet, first: int, layout: Layout, results: pd.DataFrame,
-                 budgeted_sum: str, total: str) -> tuple[dict[str, CachedValue], int]:
+                 budgeted_sum: str, total: str,
+                 bom_total: str) -> tuple[dict[str, CachedValue], int]:
     """The block from sheet row ``first``; returns the cached values and the next free row."""
     set_text(ws.cell(row=first, column=1), "Checks")
     ws.cell(row=first, column=1).font = TITLE_FONT
     header_row(ws, first + 1, ["check", "count", "verdict", "what to do"])
     values: dict[str, CachedValue] = {}
-    lines = checks(layout, results, budgeted_sum, total)
+    lines = checks(layout, results, budgeted_sum, total, bom_total)
     for r, check in enumerate(lines, start=first + 2):
         set_text(ws.cell(row=r, column=1), check.label)
         ws.cell(row=r, column=1).font = HEADER_FONT

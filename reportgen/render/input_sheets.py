@@ -98,7 +98,8 @@ def _validations(col: schema.Column, layout: Layout) -> DataValidation | None:
 def write_scenarios(ws: Worksheet, scenarios: pd.DataFrame, specs: pd.DataFrame,
                     layout: Layout) -> None:
     """One row per scenario, one column per input (schema order), as the user typed it (the
-    searched inputs as their spec: auto or a|b); inputs look editable."""
+    searched inputs as their spec: auto or a|b), then the layout's spare rows, blank; inputs
+    look editable."""
     columns = schema.COLUMNS
     header_row(ws, 1, [c.name for c in columns], [_column_note(c) for c in columns])
     for i, (_, row) in enumerate(scenarios.iterrows()):
@@ -107,6 +108,13 @@ def write_scenarios(ws: Worksheet, scenarios: pd.DataFrame, specs: pd.DataFrame,
             cell = ws.cell(row=r, column=j)
             spec = specs[col.name].iat[i] if col.name in specs else ""
             set_value(cell, spec or row[col.name])
+            cell.fill = INPUT_FILL
+            fmt = number_format(col.unit) if col.type == "number" else None
+            if fmt:
+                cell.number_format = fmt
+    for r in layout.spare():  # room for scenarios added in the workbook: Plan covers them
+        for j, col in enumerate(columns, start=1):
+            cell = ws.cell(row=r, column=j)
             cell.fill = INPUT_FILL
             fmt = number_format(col.unit) if col.type == "number" else None
             if fmt:

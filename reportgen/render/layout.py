@@ -99,15 +99,21 @@ class Layout:
     plan_cols: Mapping[str, str]
     table_cols: Mapping[str, Mapping[str, str]]  # lookup prefix → field → letter
     table_rows: Mapping[str, int]  # lookup prefix → number of data rows
+    spare_rows: int = 0  # blank rows after the scenarios, with formulas, for added scenarios
 
     @property
     def last_row(self) -> int:
-        """Last scenario row on Scenarios and Plan."""
-        return FIRST_ROW + self.n_scenarios - 1
+        """Last row on Scenarios and Plan that formulas, validation and totals cover (the last
+        spare row)."""
+        return FIRST_ROW + self.n_scenarios + self.spare_rows - 1
 
     def rows(self) -> range:
         """Sheet rows of the scenarios on Scenarios and Plan, in order."""
-        return range(FIRST_ROW, self.last_row + 1)
+        return range(FIRST_ROW, FIRST_ROW + self.n_scenarios)
+
+    def spare(self) -> range:
+        """Sheet rows of the spare rows, after the scenarios."""
+        return range(FIRST_ROW + self.n_scenarios, self.last_row + 1)
 
     def plan_range(self, name: str) -> str:
         """The Plan column of a quantity, e.g. Plan!$X$2:$X$16."""
@@ -228,6 +234,7 @@ def make_layout(
     result_columns: Sequence[str],
     tables: Mapping[str, Sequence[str]],
     table_rows: Mapping[str, int],
+    spare_rows: int = 0,
 ) -> Layout:
     """Letters for every column: inputs and results in the given order from column A; table
     sheets hold the index in column A and their fields from B."""
@@ -241,4 +248,5 @@ def make_layout(
         plan_cols={c: letter(i) for i, c in enumerate(result_columns)},
         table_cols={p: {f: letter(i + 1) for i, f in enumerate(fs)} for p, fs in tables.items()},
         table_rows=dict(table_rows),
+        spare_rows=spare_rows,
     )

@@ -12,9 +12,17 @@ from openpyxl.formatting.rule import CellIsRule, FormulaRule
 from openpyxl.styles import Font, PatternFill
 from openpyxl.worksheet.worksheet import Worksheet
 
-from reportgen.choose import CHOSEN_COST_XL, COUNTED_XL, GUARDS, STATUS_XL, WHY_XL, guards
+from reportgen.choose import (
+    CHOSEN_COST_XL,
+    COUNTED_XL,
+    EMPTY_CHOICE,
+    GUARDS,
+    STATUS_XL,
+    WHY_XL,
+    guards,
+)
 from reportgen.render.cells import header_row, set_formula, set_widths
-from reportgen.render.layout import FIRST_ROW, PLANNED_PREFIX, Layout, letter
+from reportgen.render.layout import FIRST_ROW, PLANNED_PREFIX, SCENARIOS, Layout, letter, sheet_ref
 from reportgen.render.registry_rows import (
     group_formula,
     quantities,
@@ -98,10 +106,12 @@ def write_plan(ws: Worksheet, layout: Layout, results: pd.DataFrame,
     header_row(ws, 1, [*(q.name for q in names), *EXTRA_COLUMNS], notes)
     values: dict[str, CachedValue] = {}
     guarded = guards(results, results["counted"])
-    for i, r in enumerate(layout.rows()):
-        planned = frozenset(searched[i])
-        row = results.iloc[i]
-        write_quantities(ws, r, layout.plan_resolver(r, planned), row, layout, values)
+    for i, r in enumerate([*layout.rows(), *layout.spare()]):
+        spare = i >= len(results)  # blank until a scenario is typed on its Scenarios row
+        planned = frozenset() if spare else frozenset(searched[i])
+        row = None if spare else results.iloc[i]
+        write_quantities(ws, r, layout.plan_resolver(r, planned), row, layout, values,
+                         blank_unless=f"{sheet_ref(SCENARIOS)}$A{r}")
         for c in planned:
             cell = ws[f"{layout.plan_cols[PLANNED_PREFIX + c]}{r}"]
             set_formula(cell, planned_formula(c, r))
@@ -111,7 +121,8 @@ def write_plan(ws: Worksheet, layout: Layout, results: pd.DataFrame,
             cell = ws[f"{layout.plan_cols[name]}{r}"]
             set_formula(cell, group_formula(template, layout.plan_cols, FIRST_ROW,
                                             layout.last_row, r))
-            value = guarded[name].iloc[i] if name in guarded else row[name]
+            value = (EMPTY_CHOICE[name] if row is None else
+                     guarded[name].iloc[i] if name in guarded else row[name])
             values[cell.coordinate] = value if isinstance(value, str) else float(value)
     _conditional_formats(ws, layout)
     ws.freeze_panes = "B2"

@@ -64,17 +64,22 @@ def variant_header(ws: Worksheet, layout: Layout, extra: Mapping[str, tuple[str,
     header_row(ws, 1, [header[c][0] for c in ordered], [header[c][1] for c in ordered])
 
 
-def write_quantities(ws: Worksheet, row: int, resolve: Resolver, result: pd.Series,
-                     layout: Layout, values: dict[str, CachedValue]) -> None:
+def write_quantities(ws: Worksheet, row: int, resolve: Resolver, result: pd.Series | None,
+                     layout: Layout, values: dict[str, CachedValue],
+                     blank_unless: str = "") -> None:
     """Every quantity of the registry as a formula on sheet row ``row``, with the engine's
-    value (``result``) as the cell's cached value."""
+    value (``result``; None: a blank row) as the cell's cached value. With ``blank_unless``
+    (a cell), every formula shows "" while that cell is blank, so an empty row reads empty."""
     for j, q in enumerate(quantities(layout)):
         cell = ws.cell(row=row, column=j + 1)
-        set_formula(cell, q.formula(refs(q, resolve)))
+        formula = q.formula(refs(q, resolve))
+        if blank_unless:
+            formula = f'=IF(ISBLANK({blank_unless}),"",{formula.removeprefix("=")})'
+        set_formula(cell, formula)
         fmt = number_format(q.unit)
         if fmt:
             cell.number_format = fmt
-        values[cell.coordinate] = cached(result[q.name], q)
+        values[cell.coordinate] = "" if result is None else cached(result[q.name], q)
 
 
 def group_formula(template: str, columns: Mapping[str, str], first: int, last: int,

@@ -23,7 +23,7 @@ from reportgen.render.cells import (
     set_widths,
 )
 from reportgen.render.checks_block import checks, write_checks
-from reportgen.render.layout import PLAN, Layout, letter, sheet_ref
+from reportgen.render.layout import PLAN, SCENARIOS, Layout, letter, sheet_ref
 from reportgen.render.registry_rows import cached
 from reportgen.render.xlsx_cache import CachedValue
 from reportgen.units import CONSTANTS
@@ -93,10 +93,9 @@ def _support_formulas(layout: Layout) -> dict[str, str]:
 
 
 def _per_scenario_formula(name: str, layout: Layout, plan_row: int) -> str:
-    plan = sheet_ref(PLAN)
-    if name == CHARTED:
-        return f"={plan}{layout.plan_cols['chosen_cost']}{plan_row}"
-    return f"={plan}{layout.plan_cols[name]}{plan_row}"
+    column = layout.plan_cols["chosen_cost" if name == CHARTED else name]
+    return (f'=IF(ISBLANK({sheet_ref(SCENARIOS)}$A{plan_row}),"",'
+            f"{sheet_ref(PLAN)}{column}{plan_row})")
 
 
 def _cover(ws: Worksheet, provenance: Provenance) -> None:
@@ -117,9 +116,11 @@ def _cover(ws: Worksheet, provenance: Provenance) -> None:
 
 
 def write_summary(
-    ws: Worksheet, layout: Layout, results: pd.DataFrame, provenance: Provenance
+    ws: Worksheet, layout: Layout, results: pd.DataFrame, provenance: Provenance,
+    bom_total: str,
 ) -> dict[str, CachedValue]:
-    """Cover block, totals and the per-scenario table; returns the formulas' cached values."""
+    """Cover block, totals, checks (``bom_total``: the BOM's monthly cost total, which must
+    equal the Summary's) and the per-scenario table; returns the formulas' cached values."""
     values: dict[str, CachedValue] = {}
     _cover(ws, provenance)
     set_text(ws.cell(row=TOTALS_HEADER_ROW - 1, column=1), "Totals")
@@ -160,18 +161,19 @@ def write_summary(
                                           for status, words in STATUS_COUNTS)
 
     checks_row = counts_row + 2
-    title_row = checks_row + 3 + len(checks(layout, results, "", ""))
+    title_row = checks_row + 3 + len(checks(layout, results, "", "", ""))
     header = title_row + 1
     budgeted = letter(PER_SCENARIO.index(CHARTED))
-    budgeted_sum = f"SUM(${budgeted}${header + 1}:${budgeted}${header + layout.n_scenarios})"
+    shown = [*layout.rows(), *layout.spare()]
+    budgeted_sum = f"SUM(${budgeted}${header + 1}:${budgeted}${header + len(shown)})"
     total = f"$B${TOTALS_FIRST_ROW + TOTALS.index('monthly_cost')}"
-    found, _ = write_checks(ws, checks_row, layout, results, budgeted_sum, total)
+    found, _ = write_checks(ws, checks_row, layout, results, budgeted_sum, total, bom_total)
     values.update(found)
 
     set_text(ws.cell(row=title_row, column=1), "By scenario")
     ws.cell(row=title_row, column=1).font = TITLE_FONT
     header_row(ws, header, list(PER_SCENARIO))
-    for i, plan_row in enumerate(layout.rows()):
+    for i, plan_row in enumerate(shown):  # the spare rows read "" until a scenario is typed
         r = header + 1 + i
         for j, name in enumerate(PER_SCENARIO, start=1):
             cell = ws.cell(row=r, column=j)
@@ -179,10 +181,11 @@ def write_summary(
             fmt = number_format(unit_of(name))
             if fmt:
                 cell.number_format = fmt
-            value = results.iloc[i][name]
-            values[cell.coordinate] = (cached(value, REGISTRY[name]) if name in REGISTRY
+            value = results.iloc[i][name] if i < len(results) else ""
+            values[cell.coordinate] = ("" if i >= len(results) else
+                                       cached(value, REGISTRY[name]) if name in REGISTRY
                                        else float(value) if name == CHARTED else str(value))
-    last = header + layout.n_scenarios
+    last = header + len(shown)
     _chart(ws, header, last)
     set_widths(ws, [40, 18, 18, 22, 20, 14, 22])
     return values

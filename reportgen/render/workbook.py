@@ -26,7 +26,7 @@ from reportgen.finance.sensitivity import tornado
 from reportgen.levers import with_levers
 from reportgen.plan import Plan
 from reportgen.render import layout as lay
-from reportgen.render.bom_sheet import write_bom
+from reportgen.render.bom_sheet import bom_total_cell, write_bom
 from reportgen.render.calibration_sheet import write_calibration
 from reportgen.render.curve_sheet import write_curve
 from reportgen.render.input_sheets import (
@@ -44,6 +44,10 @@ from reportgen.render.sensitivity_sheet import write_sensitivity
 from reportgen.render.summary_sheet import write_summary
 from reportgen.render.xlsx_cache import CachedValue, package
 
+# Blank rows after the scenarios with every formula, validation and total: a scenario typed
+# there is planned as typed (a list or auto is searched only when reportgen builds the file).
+SPARE_ROWS = 10
+
 
 def build_workbook(plan: Plan) -> tuple[Workbook, dict[str, dict[str, CachedValue]]]:
     """The workbook and, per sheet, the cached value of every formula cell."""
@@ -60,6 +64,7 @@ def build_workbook(plan: Plan) -> tuple[Workbook, dict[str, dict[str, CachedValu
         result_columns=[*RESULT_COLUMNS, *EXTRA_COLUMNS],
         tables=table_fields(frames),
         table_rows={prefix: len(frame) for prefix, frame in frames.items()},
+        spare_rows=SPARE_ROWS,
     )
     wb = Workbook()
     wb.remove(wb.active)
@@ -71,7 +76,8 @@ def build_workbook(plan: Plan) -> tuple[Workbook, dict[str, dict[str, CachedValu
                              plan.scenarios, planned_reader(options, layout)),
         lay.OPTIONS: write_options(sheets[lay.OPTIONS], layout, plan, options),
         lay.LEVERS: write_levers(sheets[lay.LEVERS], layout, plan, lever_rows(plan)),
-        lay.SUMMARY: write_summary(sheets[lay.SUMMARY], layout, plan.results, plan.provenance),
+        lay.SUMMARY: write_summary(sheets[lay.SUMMARY], layout, plan.results, plan.provenance,
+                                   bom_total_cell(plan.results)),
         lay.BOM: write_bom(sheets[lay.BOM], layout, plan.results),
         lay.SENSITIVITY: write_sensitivity(sheets[lay.SENSITIVITY], tornado(plan)),
         lay.CURVE: write_curve(sheets[lay.CURVE], layout, plan.scenarios, plan.tables),

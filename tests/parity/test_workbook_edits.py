@@ -1,7 +1,8 @@
-"""A reviewer's edits that break rows are flagged, never substituted or silently dropped: after
-LibreOffice recalculates the edited workbook, a GPU name the GPUs sheet lacks is #N/A on its
-row (not another GPU's figures), a cleared row and an infeasible edit leave the other rows'
-totals intact, and the Summary's Checks block counts and names each of them."""
+"""A reviewer's edits are planned, or flagged, never substituted or silently dropped: after
+LibreOffice recalculates the edited workbook, a scenario typed in a spare row is planned and
+counted, a GPU name the GPUs sheet lacks is #N/A on its row (not another GPU's figures), a
+cleared row and an infeasible edit leave the other rows' totals intact, and the Summary's
+Checks block counts and names each of them."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import pytest
 from reportgen.pipeline import load_with_efficiency, make_plan
 from reportgen.render.layout import FIRST_ROW
 from reportgen.render.summary_sheet import TOTALS, TOTALS_FIRST_ROW
-from reportgen.render.workbook import write_workbook
+from reportgen.render.workbook import SPARE_ROWS, write_workbook
 from tests.helpers import GENERATED, recalc_with_libreoffice, soffice, strip_cached_values
 
 DEFAULT_INPUT = Path(__file__).resolve().parents[2] / "inputs" / "scenarios.csv"
@@ -72,7 +73,8 @@ def test_broken_rows_are_flagged_and_the_rest_still_adds_up(tmp_path: Path) -> N
     assert plan_sheet[f"{plan_cols['status']}{alias}"] == "error"
     assert plan_sheet[f"{plan_cols['counted']}{alias}"] == 0
     cleared = FIRST_ROW + position[CLEARED_ROW]
-    assert plan_sheet[f"{plan_cols['status']}{cleared}"] == "error"
+    assert plan_sheet[f"{plan_cols['status']}{cleared}"] == "empty"
+    assert plan_sheet.get(f"{plan_cols['monthly_cost']}{cleared}") in (None, "")
     infeasible = FIRST_ROW + position[INFEASIBLE_ROW]
     assert plan_sheet[f"{plan_cols['status']}{infeasible}"] == "no fit"
 
@@ -81,26 +83,51 @@ def test_broken_rows_are_flagged_and_the_rest_still_adds_up(tmp_path: Path) -> N
     assert total == pytest.approx(expected_total, rel=1e-9)
     found = _checks(summary)
     failing = found["Rows whose formulas fail (not counted)"]
-    assert failing[:2] == (2, "CHECK")
+    assert failing[:2] == (1, "CHECK")
     assert f"Plan row {alias} ({ALIAS_ROW})" in str(failing[2])
     no_fit = found["Plan rows that do not fit (not counted)"]
     assert no_fit[:2] == (1, "CHECK")
     assert f"Plan row {infeasible} ({INFEASIBLE_ROW})" in str(no_fit[2])
     assert found["Totals that do not reconcile"][:2] == (0, "OK")
-    assert found[f"Scenarios typed below row {FIRST_ROW + len(results) - 1} (not planned)"][
-        :2] == (0, "OK")
+    assert all(v[:2] == (0, "OK") for label, v in found.items() if "typed" in label)
 
 
-def test_a_row_typed_below_the_plan_is_counted_by_checks(tmp_path: Path) -> None:
+def test_a_scenario_added_in_a_spare_row_is_planned_and_counted(tmp_path: Path) -> None:
     checked, _ = load_with_efficiency(DEFAULT_INPUT)
     plan = make_plan(checked, DEFAULT_INPUT.name, generated=GENERATED)
+    results = plan.results.reset_index(drop=True)
+    source = list(results["scenario"]).index(ALIAS_ROW)  # as the engine planned it
+    inputs = plan.scenarios.reset_index(drop=True).iloc[source]
     built = tmp_path / "plan.xlsx"
     write_workbook(plan, built)
     wb = openpyxl.load_workbook(built)
-    last = FIRST_ROW + len(plan.results) - 1
-    wb["Scenarios"][f"A{last + 3}"] = "added-later"
+    scenarios = wb["Scenarios"]
+    added = FIRST_ROW + len(results)  # the first spare row
+    for name, col in _columns(scenarios).items():
+        value = inputs[name]
+        scenarios[f"{col}{added}"] = None if value == "" or value != value else value
+    scenarios[f"A{added}"] = "customer-service-bot-eu"
+    scenarios[f"{_columns(scenarios)['workload']}{added}"] = None
+    last = FIRST_ROW + len(results) + SPARE_ROWS - 1
+    scenarios[f"A{last + 2}"] = "beyond-the-spare-rows"
     wb.save(built)
     bare = tmp_path / "bare.xlsx"
     strip_cached_values(built, bare)
-    found = _checks(recalc_with_libreoffice(bare, tmp_path)["Summary"])
+    values = recalc_with_libreoffice(bare, tmp_path)
+
+    plan_cols = _columns(wb["Plan"])
+    row = values["Plan"]
+    for name in ("gpus", "nodes", "monthly_cost", "ttft_ms", "tpot_ms"):
+        assert row[f"{plan_cols[name]}{added}"] == pytest.approx(
+            float(results[name].iloc[source]), rel=1e-9), name
+    assert row[f"{plan_cols['status']}{added}"] == "chosen"
+    summary = values["Summary"]
+    total = summary[f"B{TOTALS_FIRST_ROW + TOTALS.index('monthly_cost')}"]
+    budgeted = float((results["monthly_cost"] * results["counted"]).sum())
+    assert total == pytest.approx(budgeted + float(results["monthly_cost"].iloc[source]),
+                                  rel=1e-9)
+    found = _checks(summary)
+    spare = next(v for label, v in found.items() if "spare rows" in label)
+    assert spare[:2] == (1, "CHECK")
     assert found[f"Scenarios typed below row {last} (not planned)"][:2] == (1, "CHECK")
+    assert found["Totals that do not reconcile"][:2] == (0, "OK")

@@ -21,14 +21,14 @@ import openpyxl
 import pandas as pd
 import pytest
 
-from reportgen.choose import choice
+from reportgen.choose import EMPTY_CHOICE, choice, guards
 from reportgen.engine import RESULT_COLUMNS, Tables, estimate
 from reportgen.plan import Plan
 from reportgen.render.levers_sheet import inputs as lever_inputs
 from reportgen.render.levers_sheet import lever_rows
 from reportgen.render.options_sheet import option_rows
 from reportgen.render.plan_sheet import CHOICE
-from reportgen.render.workbook import write_workbook
+from reportgen.render.workbook import SPARE_ROWS, write_workbook
 from reportgen.search import _RANK_COLUMNS, CONFIG, concrete, engine_inputs, rank_fields
 from reportgen.units import CONSTANTS
 from tests.helpers import (
@@ -133,18 +133,29 @@ CHOICE_COLUMNS = tuple(name for name, _, _ in CHOICE)
 
 
 def with_choice(results: pd.DataFrame) -> pd.DataFrame:
-    """Registry results plus what the choice makes of them (counted, status)."""
-    return pd.concat([results.drop(columns=list(CHOICE_COLUMNS), errors="ignore"),
-                      choice(results)], axis=1)
+    """Registry results plus what the choice makes of them (counted, status) and the guarded
+    figures it compares."""
+    chosen = choice(results)
+    return pd.concat([results.drop(columns=list(CHOICE_COLUMNS), errors="ignore"), chosen,
+                      guards(results, chosen["counted"])], axis=1)
 
 
 def check_plan(tally: Tally, values: Values, results: pd.DataFrame, where: Where) -> None:
     plan = values["Plan"]
+    guarded = guards(results, results["counted"])
     for i in range(len(results)):
         row = results.iloc[i]
         for name in (*RESULT_COLUMNS, *CHOICE_COLUMNS):
             ref = f"{where.plan_cols[name]}{i + 2}"
-            tally.check(f"Plan!{ref} ({row['scenario']}, {name})", plan.get(ref), row[name])
+            expected = guarded[name].iloc[i] if name in guarded else row[name]
+            tally.check(f"Plan!{ref} ({row['scenario']}, {name})", plan.get(ref), expected)
+    for r in range(len(results) + 2, len(results) + 2 + SPARE_ROWS):  # blank: no scenario
+        for name in RESULT_COLUMNS:
+            ref = f"{where.plan_cols[name]}{r}"
+            tally.check(f"Plan!{ref} (spare row, {name})", plan.get(ref) or "", "")
+        for name in CHOICE_COLUMNS:
+            ref = f"{where.plan_cols[name]}{r}"
+            tally.check(f"Plan!{ref} (spare row, {name})", plan.get(ref, ""), EMPTY_CHOICE[name])
 
 
 def check_summary(tally: Tally, values: Values, results: pd.DataFrame, where: Where) -> None:
@@ -155,7 +166,11 @@ def check_summary(tally: Tally, values: Values, results: pd.DataFrame, where: Wh
         tally.check(f"Summary!{ref} (total {name})", summary.get(ref), expected)
     for i, r in enumerate(where.summary_rows):
         for name, col in where.summary_cols.items():
-            tally.check(f"Summary!{col}{r}", summary.get(f"{col}{r}"), results.iloc[i][name])
+            got = summary.get(f"{col}{r}")
+            if i < len(results):
+                tally.check(f"Summary!{col}{r}", got, results.iloc[i][name])
+            else:  # a spare row
+                tally.check(f"Summary!{col}{r} (spare row)", got or "", "")
 
 
 def check_curve(tally: Tally, values: Values, plan: Plan, where: Where, selected: str) -> None:

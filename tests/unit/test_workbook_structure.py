@@ -18,7 +18,7 @@ from reportgen.plan import Plan
 from reportgen.quantities import REGISTRY
 from reportgen.readers import read_table
 from reportgen.render.plan_sheet import EXTRA_COLUMNS
-from reportgen.render.workbook import write_workbook
+from reportgen.render.workbook import SPARE_ROWS, write_workbook
 from reportgen.units import CONSTANTS
 from reportgen.validate import validate
 from tests.helpers import build_plan, lint_workbook
@@ -98,7 +98,7 @@ def test_dropdowns_reject_unknown_values(wb: Workbook, plan: Plan) -> None:
         assert dv.showErrorMessage and dv.error
         for rng in dv.sqref.ranges:
             lists[rng.coord] = (dv.type, dv.formula1)
-    n = len(plan.scenarios) + 1
+    n = len(plan.scenarios) + SPARE_ROWS + 1  # validation covers the spare rows
 
     def validation(column: str) -> tuple[str, str]:
         return lists[f"{columns[column]}2:{columns[column]}{n}"]
@@ -184,10 +184,11 @@ def test_plan_cells_are_formulas_from_the_registry(wb: Workbook) -> None:
     for col in plan.iter_cols(min_row=2):
         if col[0].column_letter not in planned:
             assert all(c.data_type == "f" for c in col)
-    assert plan["A2"].value == "=Scenarios!A2"
+    blank = 'IF(ISBLANK(Scenarios!$A{r}),"",{formula})'  # a cleared or spare row reads blank
+    assert plan["A2"].value == "=" + blank.format(r=2, formula="Scenarios!A2")
     columns = {c.value: c.column_letter for c in plan[1]}
-    assert (plan[f"{columns['gpus']}3"].value
-            == f"={columns['instances']}3*{columns['gpus_per_instance']}3")
+    assert (plan[f"{columns['gpus']}3"].value == "=" + blank.format(
+        r=3, formula=f"{columns['instances']}3*{columns['gpus_per_instance']}3"))
     assert "INDEX(GPUs!$" in plan[f"{columns['gpu_memory_gib']}2"].value
 
 
@@ -196,7 +197,7 @@ def test_text_that_looks_like_a_formula_stays_text(wb: Workbook, cached: Workboo
         cell = wb["Scenarios"][f"A{r}"]
         assert (cell.value, cell.data_type, cell.quotePrefix) == (name, "s", True)
         assert cached["Plan"][f"A{r}"].value == name
-        assert wb["Plan"][f"A{r}"].value == f"=Scenarios!A{r}"
+        assert wb["Plan"][f"A{r}"].value == f'=IF(ISBLANK(Scenarios!$A{r}),"",Scenarios!A{r})'
     assert wb["Batch curve"]["B2"].data_type == "s"
 
 
