@@ -102,3 +102,18 @@ def set_widths(ws: Worksheet, widths: Sequence[float]) -> None:
     """Column widths, in characters, from column A."""
     for i, width in enumerate(widths):
         ws.column_dimensions[letter(i)].width = width
+
+
+LINE_HEIGHT_PT = 13.0
+
+
+def wrap_across(ws: Worksheet, row: int, first: int, last: int, text: str, lines: int = 0) -> None:
+    """Merge columns ``first``..``last`` (1-based) of ``row`` into one wrapped cell and make the
+    row tall enough for ``text`` (or for ``lines`` lines), so a long sentence prints inside the
+    sheet's columns instead of running past them."""
+    width = sum(ws.column_dimensions[letter(c - 1)].width or 10.0 for c in range(first, last + 1))
+    needed = lines or max(1, math.ceil(len(text) * 1.1 / max(width, 1.0)))
+    ws.merge_cells(start_row=row, start_column=first, end_row=row, end_column=last)
+    ws.cell(row=row, column=first).alignment = WRAP
+    if needed > 1:
+        ws.row_dimensions[row].height = LINE_HEIGHT_PT * needed

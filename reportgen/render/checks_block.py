@@ -16,7 +16,14 @@ from openpyxl.formatting.rule import CellIsRule
 from openpyxl.styles import Font, PatternFill
 from openpyxl.worksheet.worksheet import Worksheet
 
-from reportgen.render.cells import HEADER_FONT, TITLE_FONT, header_row, set_formula, set_text
+from reportgen.render.cells import (
+    HEADER_FONT,
+    TITLE_FONT,
+    header_row,
+    set_formula,
+    set_text,
+    wrap_across,
+)
 from reportgen.render.layout import FIRST_ROW, SCENARIOS, Layout, column_range
 from reportgen.render.xlsx_cache import CachedValue
 
@@ -62,12 +69,11 @@ def checks(layout: Layout, results: pd.DataFrame, budgeted_sum: str, total: str,
                   "Nothing searched meets its targets: see its why and bottleneck on Plan."),
         of_status("Plan rows without a price (not counted)", "no price",
                   "Type a gpu_hour_price on Scenarios."),
-        Check(f"Scenarios typed in the spare rows {spare.start}-{spare.stop - 1} "
-              "(planned as typed)", f"COUNTA({added})",
+        Check(f"Added in spare rows {spare.start}-{spare.stop - 1}", f"COUNTA({added})",
               "Planned and counted as typed: a list or auto is searched, and a new GPU type "
               "gets a BOM line, only when reportgen builds the workbook from your input file.",
               0.0),
-        Check(f"Scenarios typed below row {layout.last_row} (not planned)", f"COUNTA({below})",
+        Check(f"Typed below row {layout.last_row} (not planned)", f"COUNTA({below})",
               "Plan has no formulas there: add the scenarios to the input file and build "
               "again.", 0.0),
         Check("Totals that do not reconcile",
@@ -117,6 +123,7 @@ def write_checks(ws: Worksheet, first: int, layout: Layout, results: pd.DataFram
         values[count.coordinate] = check.value
         values[verdict.coordinate] = "OK" if check.value == 0 else "CHECK"
         values[detail.coordinate] = _detail_value(check, results)
+        wrap_across(ws, r, 4, 7, "", lines=2)
     verdicts = f"C{first + 2}:C{first + 1 + len(lines)}"
     ws.conditional_formatting.add(verdicts, CellIsRule(operator="equal", formula=['"CHECK"'],
                                                        fill=CHECK_FILL, font=CHECK_FONT))

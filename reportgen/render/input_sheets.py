@@ -17,6 +17,7 @@ from reportgen.render.cells import (
     INPUT_FILL,
     header_row,
     number_format,
+    set_formula,
     set_text,
     set_value,
     set_widths,
@@ -28,8 +29,10 @@ from reportgen.render.layout import (
     Layout,
     check_defined_name,
     column_range,
+    letter,
     sheet_ref,
 )
+from reportgen.render.xlsx_cache import CachedValue
 from reportgen.units import CONSTANTS
 from reportgen.validate import MIN_POSITIVE
 
@@ -160,20 +163,39 @@ def write_assumptions(ws: Worksheet, wb: Workbook) -> None:
     set_widths(ws, [34, 14, 12, 60, 12, 80])
 
 
-def write_table(ws: Worksheet, frame: pd.DataFrame, index_name: str) -> None:
-    """A lookup table: the index in column A, then every column, one row per entry."""
+def write_table(ws: Worksheet, frame: pd.DataFrame, index_name: str,
+                editable: Mapping[str, str] | None = None,
+                derived: Mapping[str, str] | None = None) -> dict[str, CachedValue]:
+    """A lookup table: the index in column A, then every column, one row per entry. Columns
+    in ``editable`` (name → note) are signposted as inputs; columns in ``derived`` (name → a
+    formula over the row's ``{field}`` cells) are live formulas with the table's value cached.
+    Returns the formulas' cached values."""
+    editable, derived = editable or {}, derived or {}
     names = [index_name, *(str(c) for c in frame.columns)]
-    header_row(ws, 1, names)
+    notes = [editable.get(n, "") or (f"= {derived[n]} (a formula)" if n in derived else "")
+             for n in names]
+    header_row(ws, 1, names, notes)
+    cols = {n: letter(j) for j, n in enumerate(names)}
     widths = [float(len(n) + 3) for n in names]
+    values: dict[str, CachedValue] = {}
     for i, (key, row) in enumerate(frame.iterrows()):
         r = FIRST_ROW + i
         set_text(ws.cell(row=r, column=1), str(key))
         widths[0] = max(widths[0], len(str(key)) + 2.0)
-        for j, value in enumerate(row.tolist(), start=2):
-            set_value(ws.cell(row=r, column=j), value)
+        for j, (name, value) in enumerate(zip(names[1:], row.tolist(), strict=True), start=2):
+            cell = ws.cell(row=r, column=j)
+            if name in derived:
+                refs = {field: f"{col}{r}" for field, col in cols.items()}
+                set_formula(cell, "=" + derived[name].format(**refs))
+                values[cell.coordinate] = float(value)
+            else:
+                set_value(cell, value)
+            if name in editable:
+                cell.fill = INPUT_FILL
             widths[j - 1] = max(widths[j - 1], min(len(str(value)) + 2.0, _TABLE_WIDTH_CAP))
     ws.freeze_panes = "B2"
     set_widths(ws, widths)
+    return values
 
 
 def table_fields(frames: Mapping[str, pd.DataFrame]) -> dict[str, list[str]]:

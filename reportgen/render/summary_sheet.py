@@ -3,6 +3,8 @@ with a bar chart of the monthly cost by scenario."""
 
 from __future__ import annotations
 
+import math
+
 import pandas as pd
 from openpyxl.chart import BarChart, Reference
 from openpyxl.chart.data_source import AxDataSource, StrRef
@@ -21,6 +23,7 @@ from reportgen.render.cells import (
     set_formula,
     set_text,
     set_widths,
+    wrap_across,
 )
 from reportgen.render.checks_block import checks, write_checks
 from reportgen.render.layout import PLAN, SCENARIOS, Layout, letter, sheet_ref
@@ -28,6 +31,8 @@ from reportgen.render.registry_rows import cached
 from reportgen.render.xlsx_cache import CachedValue
 from reportgen.units import CONSTANTS
 
+WIDTHS = (40.0, 18.0, 18.0, 22.0, 20.0, 14.0, 22.0)  # columns A-G, in characters
+ROW_CM = 0.53  # height of a default row (15 points)
 TOTALS_HEADER_ROW = 10  # rows 2-7: the cover (provenance and digests)
 TOTALS_FIRST_ROW = TOTALS_HEADER_ROW + 1
 TOTALS: tuple[str, ...] = (
@@ -122,6 +127,7 @@ def write_summary(
     """Cover block, totals, checks (``bom_total``: the BOM's monthly cost total, which must
     equal the Summary's) and the per-scenario table; returns the formulas' cached values."""
     values: dict[str, CachedValue] = {}
+    set_widths(ws, WIDTHS)
     _cover(ws, provenance)
     set_text(ws.cell(row=TOTALS_HEADER_ROW - 1, column=1), "Totals")
     ws.cell(row=TOTALS_HEADER_ROW - 1, column=1).font = TITLE_FONT
@@ -137,6 +143,7 @@ def write_summary(
         values[cell.coordinate] = expected[name]
         set_text(ws.cell(row=r, column=3), q.unit)
         set_text(ws.cell(row=r, column=4), q.doc)
+        wrap_across(ws, r, 4, len(WIDTHS), q.doc)
     formulas = _support_formulas(layout)
     for r, (name, unit, meaning) in enumerate(SUPPORT_LINES, start=SUPPORT_FIRST_ROW):
         set_text(ws.cell(row=r, column=1), name)
@@ -146,9 +153,11 @@ def write_summary(
         values[cell.coordinate] = expected[name]
         set_text(ws.cell(row=r, column=3), unit)
         set_text(ws.cell(row=r, column=4), meaning)
+        wrap_across(ws, r, 4, len(WIDTHS), meaning)
     note_row = SUPPORT_FIRST_ROW + len(SUPPORT_LINES)
     set_text(ws.cell(row=note_row, column=1), TOTALS_NOTE)
     ws.cell(row=note_row, column=1).font = NOTE_FONT
+    wrap_across(ws, note_row, 1, len(WIDTHS), TOTALS_NOTE)
     counts_row = note_row + 1
     set_text(ws.cell(row=counts_row, column=1), "Rows")
     ws.cell(row=counts_row, column=1).font = HEADER_FONT
@@ -156,6 +165,7 @@ def write_summary(
     set_formula(cell, "=" + "&".join(
         f'"{"" if k == 0 else " · "}{words}: "&COUNTIF({layout.plan_range("status")},"{status}")'
         for k, (status, words) in enumerate(STATUS_COUNTS)))
+    wrap_across(ws, counts_row, 2, len(WIDTHS), "", lines=1)
     counts = results["status"].value_counts()
     values[cell.coordinate] = " · ".join(f"{words}: {int(counts.get(status, 0))}"
                                           for status, words in STATUS_COUNTS)
@@ -186,12 +196,13 @@ def write_summary(
                                        cached(value, REGISTRY[name]) if name in REGISTRY
                                        else float(value) if name == CHARTED else str(value))
     last = header + len(shown)
-    _chart(ws, header, last)
-    set_widths(ws, [40, 18, 18, 22, 20, 14, 22])
+    chart_rows = _chart(ws, header, last)
+    ws.print_area = f"A1:{letter(len(WIDTHS) - 1)}{last + 3 + chart_rows}"
     return values
 
 
-def _chart(ws: Worksheet, header: int, last: int) -> None:
+def _chart(ws: Worksheet, header: int, last: int) -> int:
+    """The bar chart below the table; returns how many sheet rows it covers."""
     chart = BarChart()
     chart.type = "bar"
     chart.title = "Budgeted monthly cost by scenario"
@@ -208,3 +219,4 @@ def _chart(ws: Worksheet, header: int, last: int) -> None:
     chart.height = max(7.5, 0.6 * (last - header) + 3)
     chart.width = 18
     ws.add_chart(chart, f"A{last + 3}")
+    return math.ceil(float(chart.height) / ROW_CM)

@@ -40,6 +40,7 @@ from reportgen.render.levers_sheet import lever_rows, write_levers
 from reportgen.render.method_sheet import write_method
 from reportgen.render.options_sheet import option_rows, planned_reader, write_options
 from reportgen.render.plan_sheet import EXTRA_COLUMNS, write_plan
+from reportgen.render.print_setup import set_print
 from reportgen.render.sensitivity_sheet import write_sensitivity
 from reportgen.render.summary_sheet import write_summary
 from reportgen.render.xlsx_cache import CachedValue, package
@@ -47,6 +48,13 @@ from reportgen.render.xlsx_cache import CachedValue, package
 # Blank rows after the scenarios with every formula, validation and total: a scenario typed
 # there is planned as typed (a list or auto is searched only when reportgen builds the file).
 SPARE_ROWS = 10
+# Catalog columns a reviewer edits (signposted, with what follows) and those that follow them.
+TABLE_EDITS: dict[str, tuple[dict[str, str], dict[str, str]]] = {
+    "gpu": ({"price_usd": "Edit me: the price the plan bills, in USD per price_unit (of "
+                          "price_unit_gpus GPUs) at price_basis. Plan, Options, BOM and Summary "
+                          "follow."},
+            {"price_per_gpu_hour": "{price_usd}/{price_unit_gpus}"}),
+}
 
 
 def build_workbook(plan: Plan) -> tuple[Workbook, dict[str, dict[str, CachedValue]]]:
@@ -84,10 +92,15 @@ def build_workbook(plan: Plan) -> tuple[Workbook, dict[str, dict[str, CachedValu
     }
     write_assumptions(sheets[lay.ASSUMPTIONS], wb)
     for prefix, frame in frames.items():
-        write_table(sheets[lay.LOOKUP_SHEETS[prefix]], frame, str(frame.index.name or "name"))
+        sheet = lay.LOOKUP_SHEETS[prefix]
+        edits = TABLE_EDITS.get(prefix, ({}, {}))
+        cache[sheet] = write_table(sheets[sheet], frame, str(frame.index.name or "name"),
+                                   *edits)
     write_calibration(sheets[lay.EFFICIENCY], plan)
     write_latency(sheets[lay.LATENCY], plan)
     write_method(sheets[lay.METHOD])
+    for ws in wb.worksheets:
+        set_print(ws)
     wb.active = 0
     wb.properties.title = plan.provenance.title
     wb.properties.creator = f"reportgen {plan.provenance.version}"

@@ -170,7 +170,7 @@ def _recorded(values: list[tuple[Any, ...]], formulas: list[tuple[Any, ...]]
               ) -> tuple[pd.DataFrame, list[str]]:
     """Plan sheet: cached values per quantity, and the cells that are no longer formulas."""
     header = [str(h) for h in values[0] if h is not None]
-    body = [r for r in values[1:] if any(v is not None for v in r)]
+    body = [r for r in values[1:] if r and r[0] not in (None, "")]  # spare rows read ""
     frame = pd.DataFrame([list(r[: len(header)]) for r in body], columns=header)
     typed_over = []
     for i, row in enumerate(formulas[1 : len(body) + 1], start=2):

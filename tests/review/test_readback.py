@@ -145,7 +145,7 @@ def test_a_digest_of_another_scheme_is_not_taken_for_an_edit(built: Path,
 def test_a_price_edited_on_the_gpus_sheet_is_detected(built: Path, tmp_path: Path) -> None:
     rows = _rows(built / "plan.xlsx", "GPUs")
     names = [r[0] for r in rows[1:]]
-    column = _column_of(built / "plan.xlsx", "GPUs", "price_per_gpu_hour")
+    column = _column_of(built / "plan.xlsx", "GPUs", "price_usd")
     edited = tmp_path / "price.xlsx"
     patch_number_cell(built / "plan.xlsx", edited,
                       f"GPUs!{column}{names.index('L40S') + 2}", 9.99)

@@ -8,7 +8,7 @@ import pytest
 from reportgen.plan import Plan
 from reportgen.render import context
 from reportgen.render.summary_sheet import CHARTED, PER_SCENARIO
-from reportgen.render.workbook import build_workbook
+from reportgen.render.workbook import SPARE_ROWS, build_workbook
 from tests.helpers import build_plan
 from tests.scenarios import base_row
 
@@ -45,10 +45,11 @@ def test_the_summary_chart_shows_budgeted_dollars_only(plan: Plan) -> None:
     header = next(c.row for c in ws["A"] if c.value == "scenario" and c.row > 20)
     column = PER_SCENARIO.index(CHARTED) + 1
     [chart] = ws._charts
-    assert str(chart.series[0].val.numRef.f).endswith(f"!$G${header + 1}:$G${header + 5}")
+    last = header + len(plan.results) + SPARE_ROWS  # the spare rows too, blank until typed
+    assert str(chart.series[0].val.numRef.f).endswith(f"!$G${header + 1}:$G${last}")
     assert column == 7
     for i, row in plan.results.reset_index(drop=True).iterrows():
         cell = ws.cell(row=header + 1 + int(i), column=column)
-        assert cell.value.startswith("=")  # live: monthly_cost × counted on Plan
+        assert cell.value.startswith("=")  # live: Plan's chosen_cost (monthly_cost if counted)
         expected = row["monthly_cost"] if row["counted"] == 1 else 0.0
         assert cache["Summary"][cell.coordinate] == pytest.approx(expected)
