@@ -52,16 +52,18 @@ NOTE = (
 )
 
 
-def curve_values(scenarios: pd.DataFrame, tables: Tables, batches: tuple[int, ...]) -> pd.DataFrame:
-    """The engine's results for the first scenario at each batch (``overrides={"batch": B}``)."""
-    first = scenarios.iloc[[0] * len(batches)].reset_index(drop=True)
-    return estimate(first, tables, overrides={PINNED: np.array(batches, dtype=float)})
+def curve_values(scenarios: pd.DataFrame, tables: Tables, batches: tuple[int, ...],
+                 row: int = 0) -> pd.DataFrame:
+    """The engine's results for scenario ``row`` at each batch (``overrides={"batch": B}``)."""
+    shown = scenarios.iloc[[row] * len(batches)].reset_index(drop=True)
+    return estimate(shown, tables, overrides={PINNED: np.array(batches, dtype=float)})
 
 
 def write_curve(
-    ws: Worksheet, layout: Layout, scenarios: pd.DataFrame, tables: Tables
+    ws: Worksheet, layout: Layout, scenarios: pd.DataFrame, tables: Tables, row: int = 0
 ) -> dict[str, CachedValue]:
-    """The selector, one row per batch, and the line chart; returns cached values."""
+    """The selector (opened on scenario ``row``), one row per batch, and the line chart;
+    returns cached values."""
     chain = downstream_chain(PINNED, LAST)
     names = [PINNED, *(q.name for q in chain), *(e[0] for e in EXTRA)]
     cols = {name: letter(i) for i, name in enumerate(names)}
@@ -70,7 +72,7 @@ def write_curve(
     set_text(ws["A2"], "Scenario")
     ws["A2"].font = HEADER_FONT
     selected = ws[SELECTED.replace("$", "")]
-    set_text(selected, str(scenarios["scenario"].iloc[0]))
+    set_text(selected, str(scenarios["scenario"].iloc[row]))
     selected.fill = INPUT_FILL
     dv = DataValidation(type="list", formula1=layout.plan_range("scenario"), allow_blank=False)
     dv.showErrorMessage = True
@@ -85,8 +87,8 @@ def write_curve(
     notes += [f"[{unit}] {doc}" for _, unit, doc in EXTRA]
     header_row(ws, HEADER, names, notes)
 
-    expected = curve_values(scenarios, tables, BATCHES)
-    slo_given = scenarios[SLO].iloc[0]
+    expected = curve_values(scenarios, tables, BATCHES, row)
+    slo_given = scenarios[SLO].iloc[row]
     slo_lookup = layout.selected_resolver(SELECTED, {})("raw_" + SLO)
     values: dict[str, CachedValue] = {}
     for i, batch in enumerate(BATCHES):

@@ -18,6 +18,8 @@ from __future__ import annotations
 import datetime as dt
 from pathlib import Path
 
+import numpy as np
+import pandas as pd
 from openpyxl.workbook.workbook import Workbook
 
 from reportgen import schema
@@ -57,6 +59,13 @@ TABLE_EDITS: dict[str, tuple[dict[str, str], dict[str, str]]] = {
 }
 
 
+def curve_row(results: pd.DataFrame) -> int:
+    """The scenario the Batch curve opens on: the first budgeted row (the first row when none
+    is), so it does not open on a comparison row whose weights may not fit."""
+    budgeted = np.flatnonzero(results["counted"].to_numpy(dtype=float) == 1)
+    return int(budgeted[0]) if len(budgeted) else 0
+
+
 def build_workbook(plan: Plan) -> tuple[Workbook, dict[str, dict[str, CachedValue]]]:
     """The workbook and, per sheet, the cached value of every formula cell."""
     plan = with_levers(plan)
@@ -88,7 +97,8 @@ def build_workbook(plan: Plan) -> tuple[Workbook, dict[str, dict[str, CachedValu
                                    bom_total_cell(plan.results)),
         lay.BOM: write_bom(sheets[lay.BOM], layout, plan.results),
         lay.SENSITIVITY: write_sensitivity(sheets[lay.SENSITIVITY], tornado(plan)),
-        lay.CURVE: write_curve(sheets[lay.CURVE], layout, plan.scenarios, plan.tables),
+        lay.CURVE: write_curve(sheets[lay.CURVE], layout, plan.scenarios, plan.tables,
+                               curve_row(plan.results)),
     }
     write_assumptions(sheets[lay.ASSUMPTIONS], wb)
     for prefix, frame in frames.items():

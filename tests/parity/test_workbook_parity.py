@@ -28,7 +28,7 @@ from reportgen.render.levers_sheet import inputs as lever_inputs
 from reportgen.render.levers_sheet import lever_rows
 from reportgen.render.options_sheet import option_rows
 from reportgen.render.plan_sheet import CHOICE
-from reportgen.render.workbook import SPARE_ROWS, write_workbook
+from reportgen.render.workbook import SPARE_ROWS, curve_row, write_workbook
 from reportgen.search import _RANK_COLUMNS, CONFIG, concrete, engine_inputs, rank_fields
 from reportgen.units import CONSTANTS
 from tests.helpers import (
@@ -266,7 +266,8 @@ def check_all(values: Values, plan: Plan, where: Where, results: pd.DataFrame | 
     check_summary(tally, values, results, where)
     check_options(tally, values, options_expected(plan, plan.tables)[0], where)
     check_levers(tally, values, plan, where)
-    check_curve(tally, values, plan, where, selected or str(plan.scenarios["scenario"].iloc[0]))
+    opened = str(plan.scenarios["scenario"].iloc[curve_row(plan.results)])
+    check_curve(tally, values, plan, where, selected or opened)
     return tally
 
 
@@ -486,7 +487,8 @@ def test_an_edited_price_changes_the_pick_and_the_totals_follow(
 
     tables = parity_plan.tables
     priced = tables.gpus.copy()
-    priced.loc[chosen, "price_usd"] = 80.0
+    priced.loc[chosen, "price_usd"] = 80.0  # and the GPUs sheet's price_per_gpu_hour follows
+    priced.loc[chosen, "price_per_gpu_hour"] = 80.0 / priced.loc[chosen, "price_unit_gpus"]
     tables = Tables(priced, tables.models, tables.efficiency)
     options, scenarios = options_expected(parity_plan, tables)
     expected = with_choice(estimate(scenarios, tables))
