@@ -89,12 +89,12 @@ COUNTED_XL = (
 )
 CHOSEN_COST_XL = "IF({counted}=1,{monthly_cost},0)"
 STATUS_XL = (
-    'IF({scenario}="","empty",IF(OR(ISERROR({role}),ISERROR({in_plan_total}+{priced}+{monthly_cost})),"error",'
+    'IF({scenario}="","",IF(OR(ISERROR({role}),ISERROR({in_plan_total}+{priced}+{monthly_cost})),"error",'
     'IF({role}<>"plan","compare",IF({in_plan_total}<>1,"no fit",IF({priced}<>1,"no price",'
     'IF({counted}=1,"chosen","option"))))))'
 )
 WHY_XL = (
-    'IF({status}="empty","",IF({status}="chosen","budgeted",'
+    'IF({scenario}="","",IF({status}="chosen","budgeted",'
     'IF({status}="compare","shown for comparison, not budgeted",'
     'IF({status}="error","not planned: a formula of this row is an error (Summary, Checks)",'
     'IF({status}="no fit","not budgeted: nothing meets the targets ("&{bottleneck}&")",'
@@ -105,7 +105,7 @@ WHY_XL = (
 # What the choice columns show on a row whose scenario is blank (a spare or cleared row).
 EMPTY_CHOICE: dict[str, float | str] = {
     "ranked_cost": -1.0, "ranked_gpus": 0.0, "ranked_pp": 0.0, "ranked_tpot": 0.0,
-    "counted": 0.0, "chosen_cost": 0.0, "status": "empty", "why": "",
+    "counted": 0.0, "chosen_cost": 0.0, "status": "", "why": "",
 }
 
 

@@ -20,7 +20,13 @@ from reportgen.levers import LEVER_INPUTS, TPOT_LOOSER
 from reportgen.plan import Plan
 from reportgen.render.cells import NOTE_FONT, number_format, set_formula, set_text, set_value
 from reportgen.render.layout import FIRST_ROW, PLAN, PLANNED_PREFIX, Layout, letter, sheet_ref
-from reportgen.render.registry_rows import column_index, variant_header, write_quantities
+from reportgen.render.registry_rows import (
+    collapse_engineering_columns,
+    column_index,
+    quantities,
+    variant_header,
+    write_quantities,
+)
 from reportgen.render.xlsx_cache import CachedValue
 from reportgen.search import CONFIG
 
@@ -138,5 +144,6 @@ def write_levers(ws: Worksheet, layout: Layout, plan: Plan,
     set_text(ws.cell(row=note_row, column=1), NOTE)
     ws.cell(row=note_row, column=1).font = NOTE_FONT
     ws.freeze_panes = "B2"
+    collapse_engineering_columns(ws, {q.name: letter(j) for j, q in enumerate(quantities(layout))})
     ws.column_dimensions["A"].width = 28
     return values

@@ -24,6 +24,7 @@ from reportgen.choose import (
 from reportgen.render.cells import header_row, set_formula, set_widths
 from reportgen.render.layout import FIRST_ROW, PLANNED_PREFIX, SCENARIOS, Layout, letter, sheet_ref
 from reportgen.render.registry_rows import (
+    collapse_engineering_columns,
     group_formula,
     quantities,
     quantity_note,
@@ -129,4 +130,6 @@ def write_plan(ws: Worksheet, layout: Layout, results: pd.DataFrame,
     set_widths(ws, [max(12.0, len(name) + 3.0) for name in layout.plan_cols])
     ws.column_dimensions["A"].width = 28
     ws.column_dimensions[layout.plan_cols["notes"]].width = 80
+    collapse_engineering_columns(ws, layout.plan_cols)
     return values
+

@@ -24,6 +24,28 @@ from reportgen.render.xlsx_cache import CachedValue, XlError
 _PLACEHOLDER = re.compile(r"\{([a-z_]+)(\[\])?\}")
 
 
+# The columns a reader needs first on Plan, Options and Levers; every other quantity's column
+# is grouped and collapsed (the outline's + buttons above the sheet open it) and does not print.
+KEY_COLUMNS = frozenset({
+    "scenario", "model", "gpu", "workload", "role", "method", "tp", "pp", "instances", "gpus",
+    "nodes", "monthly_cost", "cost_per_million_output_tokens", "bottleneck", "fleet_bottleneck",
+    "ttft_ms", "tpot_ms", "notes", "counted", "status", "why",
+})
+
+
+def collapse_engineering_columns(ws: Worksheet, columns: Mapping[str, str]) -> None:
+    """Group every run of ``columns`` (name → letter, in sheet order) outside KEY_COLUMNS into
+    a collapsed outline; columns not named in ``columns`` stay as they are."""
+    run: list[str] = []
+    for name, col in [*columns.items(), ("", "")]:
+        if name and name not in KEY_COLUMNS:
+            run.append(col)
+            continue
+        if run:
+            ws.column_dimensions.group(run[0], run[-1], hidden=True, outline_level=1)
+            run = []
+
+
 def quantities(layout: Layout) -> list[Quantity]:
     """The registry's quantities in Plan column order."""
     return [REGISTRY[name] for name in layout.plan_cols if name in REGISTRY]

@@ -155,7 +155,9 @@ def check_plan(tally: Tally, values: Values, results: pd.DataFrame, where: Where
             tally.check(f"Plan!{ref} (spare row, {name})", plan.get(ref) or "", "")
         for name in CHOICE_COLUMNS:
             ref = f"{where.plan_cols[name]}{r}"
-            tally.check(f"Plan!{ref} (spare row, {name})", plan.get(ref, ""), EMPTY_CHOICE[name])
+            want = EMPTY_CHOICE[name]
+            got = plan.get(ref)
+            tally.check(f"Plan!{ref} (spare row, {name})", got or "" if want == "" else got, want)
 
 
 def check_summary(tally: Tally, values: Values, results: pd.DataFrame, where: Where) -> None:
