@@ -81,13 +81,16 @@ def check_defined_name(name: str) -> None:
 
 
 def exact_position(key: str, keys: str) -> str:
-    """Position of ``key`` in the one-column range ``keys`` (1-based), by plain comparison.
+    """Position of ``key`` in the one-column range ``keys`` (1-based), by plain comparison;
+    #N/A unless exactly one cell matches (INDEX at position 0 would read another row).
 
     MATCH(…,0) treats * ? ~ in the key as wildcards, so a scenario or model named "chat*" could
     find another row; "=" does not (it ignores case, and names are unique ignoring case).
     """
     first = keys.split(":", 1)[0]
-    return f"SUMPRODUCT(({keys}={key})*(ROW({keys})-ROW({first})+1))"
+    match = f"({keys}={key})"
+    return (f"IF(SUMPRODUCT({match}*1)=1,SUMPRODUCT({match}*(ROW({keys})-ROW({first})+1)),"
+            "NA())")
 
 
 @dataclass(frozen=True)

@@ -50,14 +50,14 @@ def _checks(summary: dict[str, object]) -> dict[str, tuple[object, object, objec
     return out
 
 
-def _recalculated(plan: Plan, tmp_path: Path,
-                  edit: Callable[[Worksheet], None]) -> tuple[openpyxl.Workbook, Values]:
-    """The plan's workbook with ``edit`` made on its Scenarios sheet, as LibreOffice
-    recalculates it from the formulas alone."""
+def _recalculated(plan: Plan, tmp_path: Path, edit: Callable[[Worksheet], None],
+                  sheet: str = "Scenarios") -> tuple[openpyxl.Workbook, Values]:
+    """The plan's workbook with ``edit`` made on ``sheet``, as LibreOffice recalculates it
+    from the formulas alone."""
     built = tmp_path / "plan.xlsx"
     write_workbook(plan, built)
     wb = openpyxl.load_workbook(built)
-    edit(wb["Scenarios"])
+    edit(wb[sheet])
     wb.save(built)
     bare = tmp_path / "bare.xlsx"
     strip_cached_values(built, bare)
@@ -146,3 +146,19 @@ def test_a_scenario_added_in_a_spare_row_is_planned_and_counted(tmp_path: Path) 
     assert spare[:2] == (1, "CHECK")
     assert found[f"Typed below row {last} (not planned)"][:2] == (1, "CHECK")
     assert found["Totals that do not reconcile"][:2] == (0, "OK")
+
+
+def test_a_batch_curve_scenario_the_plan_lacks_is_an_error_not_another_row(
+        tmp_path: Path) -> None:
+    checked, _ = load_with_efficiency(DEFAULT_INPUT)
+    plan = make_plan(checked, DEFAULT_INPUT.name, generated=GENERATED)
+
+    def edit(curve: Worksheet) -> None:
+        curve["B2"] = "no-such-scenario"  # pasted past the dropdown
+
+    wb, values = _recalculated(plan, tmp_path, edit, sheet="Batch curve")
+    header = next(r for r in range(1, 20) if wb["Batch curve"][f"A{r}"].value == "batch")
+    cols = {str(c.value): c.column_letter for c in wb["Batch curve"][header]}
+    curve = values["Batch curve"]
+    for name in ("tpot_ms", "output_tokens_per_s_per_gpu"):
+        assert curve[f"{cols[name]}{header + 1}"] == "#N/A", name
