@@ -19,6 +19,7 @@ import math
 from collections.abc import Mapping
 
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 
 from reportgen.formats import format_value
@@ -89,7 +90,8 @@ COUNTED_XL = (
 )
 CHOSEN_COST_XL = "IF({counted}=1,{monthly_cost},0)"
 STATUS_XL = (
-    'IF({scenario}="","",IF(OR(ISERROR({role}),ISERROR({in_plan_total}+{priced}+{monthly_cost})),"error",'
+    'IF({scenario}="","",'
+    'IF(OR(ISERROR({role}),ISERROR({in_plan_total}+{priced}+{monthly_cost})),"error",'
     'IF({role}<>"plan","compare",IF({in_plan_total}<>1,"no fit",IF({priced}<>1,"no price",'
     'IF({counted}=1,"chosen","option"))))))'
 )
@@ -109,16 +111,26 @@ EMPTY_CHOICE: dict[str, float | str] = {
 }
 
 
+def _competing(results: pd.DataFrame) -> npt.NDArray[np.bool_]:
+    """Plan rows that meet their targets and have a price: those the choice compares."""
+    return ((results["role"] == "plan") & (results["in_plan_total"] == 1)
+            & (results["priced"] == 1)).to_numpy()
+
+
+def compared(results: pd.DataFrame) -> dict[str, npt.NDArray[np.float64]]:
+    """The ranked_gpus, ranked_pp and ranked_tpot the choice (and the Options ranking) compare
+    after the cost, for rows whose formulas do not fail."""
+    return {"ranked_gpus": results["gpus"].to_numpy(dtype=float),
+            "ranked_pp": results["pp"].to_numpy(dtype=float),
+            "ranked_tpot": results["tpot_ms"].to_numpy(dtype=float)}
+
+
 def guards(results: pd.DataFrame, counted: pd.Series) -> pd.DataFrame:
     """What the GUARDS and CHOSEN_COST_XL columns hold for rows whose formulas do not fail."""
-    competing = ((results["role"] == "plan") & (results["in_plan_total"] == 1)
-                 & (results["priced"] == 1)).to_numpy()
     cost = results["monthly_cost"].to_numpy(dtype=float)
     return pd.DataFrame({
-        "ranked_cost": np.where(competing, xl_round(cost, 2), -1.0),
-        "ranked_gpus": results["gpus"].to_numpy(dtype=float),
-        "ranked_pp": results["pp"].to_numpy(dtype=float),
-        "ranked_tpot": results["tpot_ms"].to_numpy(dtype=float),
+        "ranked_cost": np.where(_competing(results), xl_round(cost, 2), -1.0),
+        **compared(results),
         "chosen_cost": np.where(counted.to_numpy(dtype=float) == 1, cost, 0.0),
     }, index=results.index)
 
@@ -195,8 +207,7 @@ def _share(part: float, whole: float) -> str:
 
 def _winners(results: pd.DataFrame) -> pd.Series:
     """Per row: True for the chosen plan row of its workload (COUNTED_XL in the workbook)."""
-    competing = ((results["role"] == "plan") & (results["in_plan_total"] == 1)
-                 & (results["priced"] == 1))
+    competing = _competing(results)
     ranked = pd.DataFrame({
         "key": results["workload_key"].to_numpy(dtype=object),
         "cost": xl_round(results["monthly_cost"].to_numpy(dtype=float), 2),
@@ -204,7 +215,7 @@ def _winners(results: pd.DataFrame) -> pd.Series:
         "pp": results["pp"].to_numpy(dtype=float),
         "tpot": results["tpot_ms"].to_numpy(dtype=float),
         "order": np.arange(len(results)),
-    }, index=results.index)[competing.to_numpy()]
+    }, index=results.index)[competing]
     ranked = ranked.sort_values(["key", "cost", "gpus", "pp", "tpot", "order"], kind="stable")
     first = ranked.groupby("key", sort=False).head(1).index
     return pd.Series(results.index.isin(first), index=results.index)

@@ -21,6 +21,7 @@ from openpyxl.worksheet.worksheet import Worksheet
 
 from reportgen import schema
 from reportgen.choose import GUARDS as PLAN_GUARDS
+from reportgen.choose import compared
 from reportgen.engine import estimate
 from reportgen.plan import Plan
 from reportgen.render.cells import NOTE_FONT, set_formula, set_text, set_value
@@ -92,9 +93,7 @@ def option_guards(results: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame({
         "ranked_ok": (results["in_plan_total"] * results["priced"]).to_numpy(dtype=float),
         "ranked_cost": xl_round(results["monthly_cost"].to_numpy(dtype=float), 2),
-        "ranked_gpus": results["gpus"].to_numpy(dtype=float),
-        "ranked_pp": results["pp"].to_numpy(dtype=float),
-        "ranked_tpot": results["tpot_ms"].to_numpy(dtype=float),
+        **compared(results),
     }, index=results.index)
 
 
