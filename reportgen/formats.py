@@ -19,6 +19,7 @@ class Format:
     suffix: str = ""
     percent: bool = False
     currency: bool = False
+    scale: int = 0  # shown in 10^scale (a multiple of 3): the label names the scaled unit
 
 
 _INT = Format(0, "#,##0")
@@ -39,10 +40,12 @@ FORMATS: dict[str, Format] = {
     "GiB": Format(2, "#,##0.00", " GiB"),
     "TB/s": Format(2, "0.00", " TB/s"),
     "TFLOP/s": Format(1, "#,##0.0", " TFLOP/s"),
-    "FLOP": Format(0, "0.00E+00"),
-    "FLOP/s": Format(0, "0.00E+00"),
+    "FLOP": _INT,
+    # Each trailing comma of a number format divides by 1,000: 1.2E+15 FLOP/s shows 1,200.0
+    # under a "(TFLOP/s)" label, 3.1E+12 bytes/s shows 3,100.0 under "(GB/s)".
+    "FLOP/s": Format(1, "#,##0.0,,,,", " TFLOP/s", scale=12),
     "bytes": Format(1, "0.0", " bytes"),
-    "bytes/s": Format(0, "0.00E+00"),
+    "bytes/s": Format(1, "#,##0.0,,,", " GB/s", scale=9),
     "bytes/token": Format(0, "#,##0", " B/token"),
     "ms": Format(1, "#,##0.0", " ms"),
     "s": Format(3, "0.000", " s"),
@@ -99,7 +102,7 @@ def format_value(value: object, unit: str, *, with_unit: bool = False) -> str:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return "—"
     fmt = FORMATS[unit]
-    number = float(value)  # type: ignore[arg-type]
+    number = float(value) / 10**fmt.scale  # type: ignore[arg-type]
     if fmt.percent:
         return f"{number * 100:,.{fmt.decimals}f}%"
     if fmt.excel.endswith("E+00"):

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import overload
 from xml.parsers.expat import ExpatError
 
+from reportgen import schema
 from reportgen.errors import InputFileError, ScenarioFileError
 from reportgen.inputfiles import InputFile, read_input
 from reportgen.xlsx_input import FormulaWithoutValue, read_sheet
@@ -34,6 +35,7 @@ ZIP_SIGNATURE = b"PK\x03\x04"  # .xlsx (and .ods, .zip)
 UTF8_BOM = b"\xef\xbb\xbf"
 _SEP_LINE = re.compile(r'^"?sep=(.)"?\r?$', re.IGNORECASE)  # Excel's "sep=;" first line
 _FormulaWithoutValue = FormulaWithoutValue  # the name validation knows it by
+_COLUMN_NAMES = frozenset(c.name for c in schema.COLUMNS)
 
 
 class Grid(Sequence[tuple[int, list[object]]]):
@@ -216,13 +218,27 @@ def _read_csv(source: str, data: bytes, digest: str, origin: InputFile) -> RawTa
         records = _csv_records(source, text, delimiter, 1 if sep else 0)
         header = _header(records[0] if records else [])
         table = header, Grid.from_rows(list(enumerate(records[1:], start=2)), len(header))
-    header, grid = table
+    header, grid = _names_under_labels(*table)
     if not header:
         raise ScenarioFileError(
             f"{source} has no header row on line 1; expected the column names "
             "(scenario, model, gpu, peak_qps, ...)."
         )
     return RawTable(source, header, grid, digest, delimiter, origin=origin)
+
+
+def _names_under_labels(header: list[str], grid: Grid) -> tuple[list[str], Grid]:
+    """The header of a table written by reportgen: its Scenarios sheet has the reader's labels
+    on row 1 and the column names on row 2 (in any language), so when the first data row is
+    column names, scenario among them, it is the header and the labels above are skipped."""
+    if not len(grid):
+        return header, grid
+    cells = ["" if c is None else str(c).strip() for c in grid[0][1]]
+    names = [c for c in cells if c]
+    if "scenario" not in names or not set(names) <= _COLUMN_NAMES:
+        return header, grid
+    shifted = {i - 1: extra for i, extra in grid.extras.items() if i > 0}
+    return _header(cells), Grid(grid.numbers[1:], [c[1:] for c in grid.columns], shifted)
 
 
 def _header(cells: Sequence[object]) -> list[str]:
@@ -305,13 +321,13 @@ def _read_xlsx(source: str, data: bytes, digest: str, origin: InputFile) -> RawT
     except (ExpatError, ValueError, LookupError, EOFError, OSError, zipfile.BadZipFile,
             zlib.error, NotImplementedError, RecursionError) as err:  # a damaged or hostile file
         raise ScenarioFileError(_unreadable(source, err)) from None
-    header = _header(sheet.header)
+    header, grid = _names_under_labels(
+        _header(sheet.header), Grid(sheet.numbers, sheet.columns, sheet.extras))
     if not any(header):
         raise ScenarioFileError(
             f"{source}, sheet {sheet.name}: row 1 is empty; expected the column names "
             "(scenario, model, gpu, peak_qps, ...)."
         )
-    grid = Grid(sheet.numbers, sheet.columns, sheet.extras)
     return RawTable(f"{source} (sheet {sheet.name})", header, grid, digest, kind="xlsx",
                     merged=sheet.merged, origin=origin)
 

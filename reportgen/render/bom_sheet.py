@@ -16,7 +16,7 @@ from openpyxl.worksheet.worksheet import Worksheet
 from reportgen.quantities import REGISTRY
 from reportgen.render.cells import (
     NOTE_FONT,
-    header_row,
+    labelled_header,
     number_format,
     set_formula,
     set_text,
@@ -110,7 +110,7 @@ def bom_total_cell(results: pd.DataFrame) -> str:
 def write_bom(ws: Worksheet, layout: Layout, results: pd.DataFrame) -> dict[str, CachedValue]:
     """The bill of materials as formulas over Plan; returns the cells' cached values."""
     columns = [*KEYS, *LABELS, *SUMS]
-    header_row(ws, 1, columns, [REGISTRY[c].doc for c in columns])
+    labelled_header(ws, columns, [REGISTRY[c].doc for c in columns])
     expected = bom_values(results)
     values: dict[str, CachedValue] = {}
     flag = layout.plan_range(FLAG)
@@ -146,6 +146,6 @@ def write_bom(ws: Worksheet, layout: Layout, results: pd.DataFrame) -> dict[str,
     values.update(_support_rows(ws, total, results))
     set_text(ws.cell(row=total + 4, column=1), NOTE)
     ws.cell(row=total + 4, column=1).font = NOTE_FONT
-    ws.freeze_panes = "C2"
+    ws.freeze_panes = f"C{FIRST_ROW}"
     set_widths(ws, [16, 14, 12, 14, 11, 12, 12, 12, *([13.0] * len(SUMS))])
     return values

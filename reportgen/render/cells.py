@@ -19,6 +19,7 @@ from openpyxl.styles import Alignment, Border, Font, PatternFill, Side
 from openpyxl.worksheet.worksheet import Worksheet
 
 from reportgen.formats import FORMATS, excel_format
+from reportgen.labels import label
 from reportgen.render.layout import letter
 
 FORMULA_TRIGGERS = ("=", "+", "-", "@", "\t", "\r")
@@ -87,7 +88,7 @@ def number_format(unit: str) -> str | None:
 def header_row(
     ws: Worksheet, row: int, names: Sequence[str], notes: Sequence[str] | None = None
 ) -> None:
-    """Bold header names; ``notes`` (unit and meaning) go into cell comments."""
+    """Bold header cells; ``notes`` (unit and meaning) go into cell comments."""
     for i, name in enumerate(names, start=1):
         cell = ws.cell(row=row, column=i)
         set_text(cell, name)
@@ -96,6 +97,31 @@ def header_row(
         cell.border = THIN_BOTTOM
         if notes is not None and notes[i - 1]:
             cell.comment = Comment(notes[i - 1], COMMENT_AUTHOR, height=120, width=320)
+
+
+NAME_FONT = Font(size=8, italic=True, color="FF7F7F7F")
+LABEL_ALIGNMENT = Alignment(wrap_text=True, vertical="bottom")
+LABEL_ROW_HEIGHT_PT = 42.0  # three lines of a wrapped label
+
+
+def labelled_header(
+    ws: Worksheet, names: Sequence[str], notes: Sequence[str] | None = None, row: int = 1
+) -> None:
+    """A table's two header rows: ``row`` the reader's label of each column (wrapped, with the
+    note as its comment), ``row + 1`` the column's machine name (the results column, the name
+    in formulas and docs), small and grey. On a table-like sheet data starts on row 3
+    (layout.FIRST_ROW)."""
+    header_row(ws, row, [label(n) for n in names],
+               [f"{n}: {note}" if note else n for n, note in
+                zip(names, notes or [""] * len(names), strict=True)])
+    for i, name in enumerate(names, start=1):
+        ws.cell(row=row, column=i).alignment = LABEL_ALIGNMENT
+        cell = ws.cell(row=row + 1, column=i)
+        set_text(cell, name)
+        cell.font = NAME_FONT
+        cell.fill = HEADER_FILL
+        cell.border = THIN_BOTTOM
+    ws.row_dimensions[row].height = LABEL_ROW_HEIGHT_PT
 
 
 def set_widths(ws: Worksheet, widths: Sequence[float]) -> None:

@@ -15,7 +15,7 @@ from reportgen import schema
 from reportgen.render.cells import (
     FIXED_FILL,
     INPUT_FILL,
-    header_row,
+    labelled_header,
     number_format,
     set_formula,
     set_text,
@@ -25,6 +25,7 @@ from reportgen.render.cells import (
 from reportgen.render.layout import (
     ASSUMPTIONS,
     FIRST_ROW,
+    FREEZE,
     LOOKUP_SHEETS,
     Layout,
     check_defined_name,
@@ -104,7 +105,7 @@ def write_scenarios(ws: Worksheet, scenarios: pd.DataFrame, specs: pd.DataFrame,
     searched inputs as their spec: auto or a|b), then the layout's spare rows, blank; inputs
     look editable."""
     columns = schema.COLUMNS
-    header_row(ws, 1, [c.name for c in columns], [_column_note(c) for c in columns])
+    labelled_header(ws, [c.name for c in columns], [_column_note(c) for c in columns])
     for i, (_, row) in enumerate(scenarios.iterrows()):
         r = FIRST_ROW + i
         for j, col in enumerate(columns, start=1):
@@ -128,14 +129,14 @@ def write_scenarios(ws: Worksheet, scenarios: pd.DataFrame, specs: pd.DataFrame,
             letter = layout.scenario_cols[col.name]
             dv.add(f"{letter}{FIRST_ROW}:{letter}{layout.last_row}")
             ws.add_data_validation(dv)
-    ws.freeze_panes = "B2"
+    ws.freeze_panes = FREEZE
     set_widths(ws, [max(12.0, len(c.name) + 3.0) for c in columns])
     ws.column_dimensions["A"].width = 28
 
 
 def write_assumptions(ws: Worksheet, wb: Workbook) -> None:
     """Every constant as a named, editable cell with unit, source, date and meaning."""
-    header_row(ws, 1, ["name", "value", "unit", "source", "date", "meaning"])
+    labelled_header(ws, ["name", "value", "unit", "source", "date", "meaning"])
     for i, c in enumerate(CONSTANTS.values()):
         r = FIRST_ROW + i
         set_text(ws.cell(row=r, column=1), c.name)
@@ -159,7 +160,7 @@ def write_assumptions(ws: Worksheet, wb: Workbook) -> None:
             switch.add(value.coordinate)
         check_defined_name(c.name)
         wb.defined_names[c.name] = DefinedName(c.name, attr_text=f"{sheet_ref(ASSUMPTIONS)}$B${r}")
-    ws.freeze_panes = "B2"
+    ws.freeze_panes = FREEZE
     set_widths(ws, [34, 14, 12, 60, 12, 80])
 
 
@@ -174,7 +175,7 @@ def write_table(ws: Worksheet, frame: pd.DataFrame, index_name: str,
     names = [index_name, *(str(c) for c in frame.columns)]
     notes = [editable.get(n, "") or (f"= {derived[n]} (a formula)" if n in derived else "")
              for n in names]
-    header_row(ws, 1, names, notes)
+    labelled_header(ws, names, notes)
     cols = {n: letter(j) for j, n in enumerate(names)}
     widths = [float(len(n) + 3) for n in names]
     values: dict[str, CachedValue] = {}
@@ -193,7 +194,7 @@ def write_table(ws: Worksheet, frame: pd.DataFrame, index_name: str,
             if name in editable:
                 cell.fill = INPUT_FILL
             widths[j - 1] = max(widths[j - 1], min(len(str(value)) + 2.0, _TABLE_WIDTH_CAP))
-    ws.freeze_panes = "B2"
+    ws.freeze_panes = FREEZE
     set_widths(ws, widths)
     return values
 

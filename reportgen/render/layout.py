@@ -12,7 +12,7 @@ reference text:
 * Batch curve row ``r``: ``batch`` and the batch-dependent chain → same-row cells; any other
   quantity or raw input → INDEX/MATCH of the selected scenario in Plan or Scenarios.
 
-Every range is bounded and absolute (``GPUs!$B$2:$B$18``): no whole columns, no structured refs.
+Every range is bounded and absolute (``GPUs!$B$3:$B$19``): no whole columns, no structured refs.
 """
 
 from __future__ import annotations
@@ -48,7 +48,11 @@ SHEET_ORDER: tuple[str, ...] = (
 # Lookup prefix → (sheet holding the table, which name keys it).
 LOOKUP_SHEETS = {"gpu": GPUS, "model": MODELS, "eff": EFFICIENCY}
 
-FIRST_ROW = 2  # row 1 is the header on every table-like sheet
+# Rows 1 and 2 are the header of every table-like sheet (the reader's label, then the machine
+# name: cells.labelled_header); data starts on row 3.
+NAME_ROW = 2
+FIRST_ROW = 3
+FREEZE = f"B{FIRST_ROW}"  # the header rows and the name column stay in view
 # Plan columns planned_<input> hold what the search chose for a searched input of the row.
 PLANNED_PREFIX = "planned_"
 
@@ -70,7 +74,7 @@ def sheet_ref(sheet: str) -> str:
 
 
 def column_range(sheet: str, col: str, first: int, last: int) -> str:
-    """A bounded absolute column range, e.g. GPUs!$B$2:$B$18."""
+    """A bounded absolute column range, e.g. GPUs!$B$3:$B$19."""
     return f"{sheet_ref(sheet)}${col}${first}:${col}${last}"
 
 
@@ -119,7 +123,7 @@ class Layout:
         return range(FIRST_ROW + self.n_scenarios, self.last_row + 1)
 
     def plan_range(self, name: str) -> str:
-        """The Plan column of a quantity, e.g. Plan!$X$2:$X$16."""
+        """The Plan column of a quantity, e.g. Plan!$X$3:$X$17."""
         return column_range(PLAN, self.plan_cols[name], FIRST_ROW, self.last_row)
 
     def scenarios_range(self, column: str) -> str:
@@ -127,7 +131,7 @@ class Layout:
         return column_range(SCENARIOS, self.scenario_cols[column], FIRST_ROW, self.last_row)
 
     def keys(self, prefix: str) -> str:
-        """The key column of the table of ``prefix``, e.g. Efficiency!$A$2:$A$13."""
+        """The key column of the table of ``prefix``, e.g. Efficiency!$A$3:$A$14."""
         last = FIRST_ROW + self.table_rows[prefix] - 1
         return column_range(LOOKUP_SHEETS[prefix], "A", FIRST_ROW, last)
 

@@ -19,7 +19,15 @@ from reportgen.engine import estimate
 from reportgen.levers import LEVER_INPUTS, TPOT_LOOSER
 from reportgen.plan import Plan
 from reportgen.render.cells import NOTE_FONT, number_format, set_formula, set_text, set_value
-from reportgen.render.layout import FIRST_ROW, PLAN, PLANNED_PREFIX, Layout, letter, sheet_ref
+from reportgen.render.layout import (
+    FIRST_ROW,
+    FREEZE,
+    PLAN,
+    PLANNED_PREFIX,
+    Layout,
+    letter,
+    sheet_ref,
+)
 from reportgen.render.registry_rows import (
     collapse_engineering_columns,
     column_index,
@@ -143,7 +151,7 @@ def write_levers(ws: Worksheet, layout: Layout, plan: Plan,
     note_row = FIRST_ROW + len(levers) + 1
     set_text(ws.cell(row=note_row, column=1), NOTE)
     ws.cell(row=note_row, column=1).font = NOTE_FONT
-    ws.freeze_panes = "B2"
+    ws.freeze_panes = FREEZE
     collapse_engineering_columns(ws, {q.name: letter(j) for j, q in enumerate(quantities(layout))})
     ws.column_dimensions["A"].width = 28
     return values

@@ -25,7 +25,15 @@ from reportgen.choose import compared
 from reportgen.engine import estimate
 from reportgen.plan import Plan
 from reportgen.render.cells import NOTE_FONT, set_formula, set_text, set_value
-from reportgen.render.layout import FIRST_ROW, OPTIONS, PLANNED_PREFIX, Layout, letter, sheet_ref
+from reportgen.render.layout import (
+    FIRST_ROW,
+    FREEZE,
+    OPTIONS,
+    PLANNED_PREFIX,
+    Layout,
+    letter,
+    sheet_ref,
+)
 from reportgen.render.registry_rows import (
     collapse_engineering_columns,
     column_index,
@@ -179,7 +187,7 @@ def write_options(ws: Worksheet, layout: Layout, plan: Plan,
     per_row = int(options.groupby("row").size().max())
     set_text(ws.cell(row=note_row, column=1), NOTE.format(keep=per_row))
     ws.cell(row=note_row, column=1).font = NOTE_FONT
-    ws.freeze_panes = "B2"
+    ws.freeze_panes = FREEZE
     collapse_engineering_columns(ws, {q.name: letter(j) for j, q in enumerate(quantities(layout))})
     ws.column_dimensions["A"].width = 28
     return values

@@ -21,8 +21,16 @@ from reportgen.choose import (
     WHY_XL,
     guards,
 )
-from reportgen.render.cells import header_row, set_formula, set_widths
-from reportgen.render.layout import FIRST_ROW, PLANNED_PREFIX, SCENARIOS, Layout, letter, sheet_ref
+from reportgen.render.cells import labelled_header, set_formula, set_widths
+from reportgen.render.layout import (
+    FIRST_ROW,
+    FREEZE,
+    PLANNED_PREFIX,
+    SCENARIOS,
+    Layout,
+    letter,
+    sheet_ref,
+)
 from reportgen.render.registry_rows import (
     collapse_engineering_columns,
     group_formula,
@@ -104,7 +112,7 @@ def write_plan(ws: Worksheet, layout: Layout, results: pd.DataFrame,
     names = quantities(layout)
     notes = [quantity_note(q) for q in names]
     notes += [_planned_note(c) for c in CONFIG] + [note for _, _, note in CHOICE]
-    header_row(ws, 1, [*(q.name for q in names), *EXTRA_COLUMNS], notes)
+    labelled_header(ws, [*(q.name for q in names), *EXTRA_COLUMNS], notes)
     values: dict[str, CachedValue] = {}
     guarded = guards(results, results["counted"])
     for i, r in enumerate([*layout.rows(), *layout.spare()]):
@@ -126,7 +134,7 @@ def write_plan(ws: Worksheet, layout: Layout, results: pd.DataFrame,
                      guarded[name].iloc[i] if name in guarded else row[name])
             values[cell.coordinate] = value if isinstance(value, str) else float(value)
     _conditional_formats(ws, layout)
-    ws.freeze_panes = "B2"
+    ws.freeze_panes = FREEZE
     set_widths(ws, [max(12.0, len(name) + 3.0) for name in layout.plan_cols])
     ws.column_dimensions["A"].width = 28
     ws.column_dimensions[layout.plan_cols["notes"]].width = 80

@@ -17,7 +17,7 @@ import pandas as pd
 from openpyxl.worksheet.worksheet import Worksheet
 
 from reportgen.quantities import REGISTRY, Quantity
-from reportgen.render.cells import header_row, number_format, set_formula
+from reportgen.render.cells import labelled_header, number_format, set_formula
 from reportgen.render.layout import Layout, Resolver, letter, refs
 from reportgen.render.xlsx_cache import CachedValue, XlError
 
@@ -76,14 +76,14 @@ def column_index(col: str) -> int:
 
 
 def variant_header(ws: Worksheet, layout: Layout, extra: Mapping[str, tuple[str, str]]) -> None:
-    """Row 1 of a sheet laid out like Plan: every quantity in its Plan column, then ``extra``
-    (column letter → name and note), in column order."""
+    """The header rows of a sheet laid out like Plan: every quantity in its Plan column, then
+    ``extra`` (column letter → name and note), in column order."""
     header = {letter(j): (q.name, quantity_note(q)) for j, q in enumerate(quantities(layout))}
     header.update(extra)
     ordered = sorted(header, key=column_index)
     if [column_index(c) for c in ordered] != list(range(len(ordered))):
         raise ValueError("a variant sheet's columns must follow each other without gaps")
-    header_row(ws, 1, [header[c][0] for c in ordered], [header[c][1] for c in ordered])
+    labelled_header(ws, [header[c][0] for c in ordered], [header[c][1] for c in ordered])
 
 
 def write_quantities(ws: Worksheet, row: int, resolve: Resolver, result: pd.Series | None,

@@ -10,7 +10,7 @@ from openpyxl.worksheet.worksheet import Worksheet
 
 from reportgen.render.cells import (
     NOTE_FONT,
-    header_row,
+    labelled_header,
     number_format,
     set_formula,
     set_text,
@@ -38,7 +38,7 @@ def _total(name: str) -> str:
 def write_sensitivity(ws: Worksheet, frame: pd.DataFrame) -> dict[str, CachedValue]:
     """The tornado's lines (:func:`reportgen.finance.sensitivity.tornado`); returns the cached
     values of its formula cells."""
-    header_row(ws, 1, list(HEADER))
+    labelled_header(ws, list(HEADER))
     refs = {"total": _total("monthly_cost"), "low": _total("monthly_cost_low"),
             "high": _total("monthly_cost_high")}
     values: dict[str, CachedValue] = {}

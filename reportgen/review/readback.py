@@ -113,11 +113,19 @@ def _cell_rows(sheet: Any) -> list[tuple[Any, ...]]:
     return [tuple(r) for r in sheet.iter_rows(values_only=True)]
 
 
+def _header_rows(rows: list[tuple[Any, ...]]) -> int:
+    """How many header rows a table sheet has: 2 (the reader's labels above the machine names,
+    as reportgen writes them now) or 1 (machine names only, as earlier releases wrote them)."""
+    return 2 if len(rows) > 1 and rows[0] and rows[1] and rows[0][0] != rows[1][0] and \
+        isinstance(rows[1][0], str) and rows[1][0].islower() else 1
+
+
 def _frame(rows: list[tuple[Any, ...]]) -> pd.DataFrame:
     """A lookup table sheet (name in column A, fields from B) as the frame it was written from:
     a column whose cells are all numbers (or blank) is float, any other text with "" blanks."""
-    header = [str(h) for h in rows[0] if h is not None]
-    body = [list(r[: len(header)]) + [None] * (len(header) - len(r)) for r in rows[1:]
+    top = _header_rows(rows)
+    header = [str(h) for h in rows[top - 1] if h is not None]
+    body = [list(r[: len(header)]) + [None] * (len(header) - len(r)) for r in rows[top:]
             if any(v is not None for v in r)]
     columns: dict[str, Any] = {}
     for j, name in enumerate(header[1:], start=1):
@@ -167,18 +175,20 @@ def _constants(rows: list[tuple[Any, ...]]) -> dict[str, float | str]:
 
 
 def _recorded(values: list[tuple[Any, ...]], formulas: list[tuple[Any, ...]]
-              ) -> tuple[pd.DataFrame, list[str]]:
-    """Plan sheet: cached values per quantity, and the cells that are no longer formulas."""
-    header = [str(h) for h in values[0] if h is not None]
-    body = [r for r in values[1:] if r and r[0] not in (None, "")]  # spare rows read ""
+              ) -> tuple[pd.DataFrame, list[str], int]:
+    """Plan sheet: cached values per quantity, the cells that are no longer formulas, and the
+    sheet row of the first scenario."""
+    top = _header_rows(values)
+    header = [str(h) for h in values[top - 1] if h is not None]
+    body = [r for r in values[top:] if r and r[0] not in (None, "")]  # spare rows read ""
     frame = pd.DataFrame([list(r[: len(header)]) for r in body], columns=header)
     typed_over = []
-    for i, row in enumerate(formulas[1 : len(body) + 1], start=2):
+    for i, row in enumerate(formulas[top : len(body) + top], start=top + 1):
         for j, name in enumerate(header):
             raw = row[j] if j < len(row) else None
             if name in FORMULA_COLUMNS and not (isinstance(raw, str) and raw.startswith("=")):
                 typed_over.append(f"Plan!{_col(j)}{i} ({name})")
-    return frame, typed_over
+    return frame, typed_over, top + 1
 
 
 def _col(j: int) -> str:
@@ -213,9 +223,9 @@ def _read_workbook(path: Path) -> PlanRecord:
     constants = {**{n: c.value for n, c in CONSTANTS.items()}, **_constants(sheets["Assumptions"])}
     checked = _validate(path, raw, Catalogs(tables.gpus, tables.models), "its Scenarios sheet")
     checked = replace(checked, tables=replace(checked.tables, efficiency=tables.efficiency))
-    recorded, typed_over = _recorded(sheets["Plan"], plan_formulas)
+    recorded, typed_over, first_row = _recorded(sheets["Plan"], plan_formulas)
     return _record(path, "workbook", checked, constants, provenance, recorded, "Plan!",
-                   typed_over)
+                   typed_over, first_row)
 
 
 def _scenario_table(path: Path) -> RawTable:
@@ -315,8 +325,10 @@ def _kind(name: str) -> str:
     return "text" if unit_of(name) == "text" else "number"
 
 
-def _mismatches(recorded: pd.DataFrame, engine: pd.DataFrame, prefix: str) -> list[str]:
-    """Every recorded cell that differs from the re-estimate, headline results first."""
+def _mismatches(recorded: pd.DataFrame, engine: pd.DataFrame, prefix: str,
+                first_row: int) -> list[str]:
+    """Every recorded cell that differs from the re-estimate, headline results first (rows
+    numbered from ``first_row``, the file's first data row)."""
     found: list[tuple[int, str]] = []
     for i in range(min(len(recorded), len(engine))):
         scenario = str(engine["scenario"].iloc[i])
@@ -325,7 +337,8 @@ def _mismatches(recorded: pd.DataFrame, engine: pd.DataFrame, prefix: str) -> li
                 continue
             got, want = recorded[name].iloc[i], engine[name].iloc[i]
             if not _same(got, want, _kind(name)):
-                where = f"{prefix}{_col(j)}{i + 2} " if prefix else f"row {i + 2} "
+                row = i + first_row
+                where = f"{prefix}{_col(j)}{row} " if prefix else f"row {row} "
                 rank = HEADLINE.index(name) if name in HEADLINE else len(HEADLINE)
                 found.append((rank, f'{where}({name} of "{scenario}") holds {_show(got)}, its '
                                     f"inputs give {_show(want)}"))
@@ -340,7 +353,7 @@ def _show(value: Any) -> str:
 
 def _check(checked: ValidatedInput, constants: Mapping[str, float | str],
            provenance: Provenance, recorded: pd.DataFrame, engine: pd.DataFrame, prefix: str,
-           kind: str) -> list[str]:
+           kind: str, first_row: int) -> list[str]:
     findings = []
     now = inputs_digest(checked.scenarios, checked.specs)
     if scheme_of(provenance.inputs_digest) != SCHEME:
@@ -370,7 +383,7 @@ def _check(checked: ValidatedInput, constants: Mapping[str, float | str],
         return findings
     ordered = recorded.set_index(recorded["scenario"].astype(str)).loc[names]
     different = _mismatches(ordered.reset_index(drop=True)[list(recorded.columns)],
-                            engine.reset_index(drop=True), prefix)
+                            engine.reset_index(drop=True), prefix, first_row)
     if different:
         findings.append(f"{len(different)} recorded result(s) differ from what the file's own "
                         f"inputs give: {_listing(different)}.")
@@ -379,10 +392,10 @@ def _check(checked: ValidatedInput, constants: Mapping[str, float | str],
 
 def _record(path: Path, kind: str, checked: ValidatedInput, constants: Mapping[str, float | str],
             provenance: Provenance, recorded: pd.DataFrame, prefix: str,
-            typed_over: list[str]) -> PlanRecord:
+            typed_over: list[str], first_row: int = 2) -> PlanRecord:
     replanned = replan(checked, provenance)
     engine = replanned.results
-    findings = _check(checked, constants, provenance, recorded, engine, prefix, kind)
+    findings = _check(checked, constants, provenance, recorded, engine, prefix, kind, first_row)
     if typed_over:
         findings.insert(0, f"{len(typed_over)} Plan cell(s) hold typed values where reportgen "
                         f"wrote formulas: {_listing(typed_over)}.")

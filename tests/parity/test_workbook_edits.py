@@ -15,7 +15,7 @@ from openpyxl.worksheet.worksheet import Worksheet
 
 from reportgen.pipeline import load_with_efficiency, make_plan
 from reportgen.plan import Plan
-from reportgen.render.layout import FIRST_ROW
+from reportgen.render.layout import FIRST_ROW, NAME_ROW
 from reportgen.render.summary_sheet import TOTALS, TOTALS_FIRST_ROW
 from reportgen.render.workbook import SPARE_ROWS, write_workbook
 from tests.helpers import (
@@ -35,7 +35,7 @@ INFEASIBLE_ROW = "moe-qwen3-30b-a3b"  # a TPOT target no configuration meets
 
 
 def _columns(ws: Worksheet) -> dict[str, str]:
-    return {str(c.value): c.column_letter for c in ws[1] if c.value is not None}
+    return {str(c.value): c.column_letter for c in ws[NAME_ROW] if c.value is not None}
 
 
 def _checks(summary: dict[str, object]) -> dict[str, tuple[object, object, object]]:

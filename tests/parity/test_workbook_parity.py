@@ -70,11 +70,20 @@ class Where:
     curve_cols: dict[str, str]
     option_cols: dict[str, str]
     lever_cols: dict[str, str]
+    first_row: int  # the first scenario's row on Scenarios, Plan, Options and Levers
     formula_cells: dict[str, list[str]] = field(default_factory=dict)
 
 
 def _header(ws: Any, row: int) -> dict[str, str]:
     return {str(c.value): c.column_letter for c in ws[row] if c.value is not None}
+
+
+def _row_named(ws: Any, name: str) -> int:
+    """The Summary row whose label's comment is the machine name ``name``."""
+    for cell in ws["A"]:
+        if cell.comment is not None and cell.comment.text == name:
+            return int(cell.row)
+    raise LookupError(f"no row of {ws.title} is named {name!r}")
 
 
 def _row_of(ws: Any, column: str, text: str) -> int:
@@ -89,18 +98,20 @@ def where(parity_workbook: Path) -> Where:
     wb = openpyxl.load_workbook(parity_workbook)
     summary, curve = wb["Summary"], wb["Batch curve"]
     table = _row_of(summary, "A", "scenario")
-    n = wb["Plan"].max_row - 1
+    names = _row_of(wb["Plan"], "A", "scenario")  # the machine names, under the labels
+    n = wb["Plan"].max_row - names
     return Where(
-        scenario_cols=_header(wb["Scenarios"], 1),
-        plan_cols=_header(wb["Plan"], 1),
+        scenario_cols=_header(wb["Scenarios"], _row_of(wb["Scenarios"], "A", "scenario")),
+        plan_cols=_header(wb["Plan"], names),
         constants={str(c.value): f"Assumptions!B{c.row}" for c in wb["Assumptions"]["A"][1:]},
-        totals={name: f"B{_row_of(summary, 'A', name)}" for name in TOTALS},
+        totals={name: f"B{_row_named(summary, name)}" for name in TOTALS},
         summary_rows=list(range(table + 1, table + 1 + n)),
         summary_cols=_header(summary, table),
         curve_header=_row_of(curve, "A", "batch"),
         curve_cols=_header(curve, _row_of(curve, "A", "batch")),
-        option_cols=_header(wb["Options"], 1),
-        lever_cols=_header(wb["Levers"], 1),
+        option_cols=_header(wb["Options"], _row_of(wb["Options"], "A", "scenario")),
+        lever_cols=_header(wb["Levers"], _row_of(wb["Levers"], "A", "scenario")),
+        first_row=names + 1,
         formula_cells={ws.title: [c.coordinate for row in ws.iter_rows() for c in row
                                   if c.data_type == "f"] for ws in wb.worksheets},
     )
@@ -146,10 +157,11 @@ def check_plan(tally: Tally, values: Values, results: pd.DataFrame, where: Where
     for i in range(len(results)):
         row = results.iloc[i]
         for name in (*RESULT_COLUMNS, *CHOICE_COLUMNS):
-            ref = f"{where.plan_cols[name]}{i + 2}"
+            ref = f"{where.plan_cols[name]}{i + where.first_row}"
             expected = guarded[name].iloc[i] if name in guarded else row[name]
             tally.check(f"Plan!{ref} ({row['scenario']}, {name})", plan.get(ref), expected)
-    for r in range(len(results) + 2, len(results) + 2 + SPARE_ROWS):  # blank: no scenario
+    first_spare = len(results) + where.first_row
+    for r in range(first_spare, first_spare + SPARE_ROWS):  # blank: no scenario
         for name in RESULT_COLUMNS:
             ref = f"{where.plan_cols[name]}{r}"
             tally.check(f"Plan!{ref} (spare row, {name})", plan.get(ref) or "", "")
@@ -236,9 +248,10 @@ def check_options(tally: Tally, values: Values, expected: pd.DataFrame, where: W
     for k in range(len(expected)):
         row = expected.iloc[k]
         for name in RESULT_COLUMNS:
-            ref = f"{where.plan_cols[name]}{k + 2}"
+            ref = f"{where.plan_cols[name]}{k + where.first_row}"
             tally.check(f"Options!{ref} ({row['scenario']}, {name})", sheet.get(ref), row[name])
-        tally.check(f"Options!{rank}{k + 2} (rank)", sheet.get(f"{rank}{k + 2}"),
+        at = k + where.first_row
+        tally.check(f"Options!{rank}{at} (rank)", sheet.get(f"{rank}{at}"),
                     float(row["rank"]))
 
 
@@ -251,10 +264,10 @@ def check_levers(tally: Tally, values: Values, plan: Plan, where: Where) -> None
     for k in range(len(levers)):
         row, lever = expected.iloc[k], levers.iloc[k]
         for name in RESULT_COLUMNS:
-            ref = f"{where.plan_cols[name]}{k + 2}"
+            ref = f"{where.plan_cols[name]}{k + where.first_row}"
             tally.check(f"Levers!{ref} ({lever['lever']}, {name})", sheet.get(ref), row[name])
         for name in ("delta_gpus", "delta_monthly_cost"):
-            ref = f"{where.lever_cols[name]}{k + 2}"
+            ref = f"{where.lever_cols[name]}{k + where.first_row}"
             want = lever[name]
             tally.check(f"Levers!{ref} ({lever['lever']}, {name})", sheet.get(ref),
                         "" if pd.isna(want) else float(want))
@@ -380,8 +393,8 @@ def change(parity_plan: Plan, where: Where) -> Change:
     safety = 1.65
     assert CONSTANTS["SAFETY_FACTOR"].value != safety
     cells = {
-        f"Scenarios!{where.scenario_cols['peak_qps']}{qps_row + 2}": 55.0,
-        f"Scenarios!{where.scenario_cols['gpu_hour_price']}{price_row + 2}": 9.75,
+        f"Scenarios!{where.scenario_cols['peak_qps']}{qps_row + where.first_row}": 55.0,
+        f"Scenarios!{where.scenario_cols['gpu_hour_price']}{price_row + where.first_row}": 9.75,
         where.constants["SAFETY_FACTOR"]: safety,
     }
     return Change(cells, scenarios, typed, {"SAFETY_FACTOR": safety})

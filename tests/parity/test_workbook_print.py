@@ -30,7 +30,7 @@ def test_every_sheet_prints_one_page_wide_and_the_summary_on_one_page(tmp_path: 
         assert ws.page_setup.fitToWidth == 1, ws.title
     assert wb["Summary"].page_setup.fitToHeight == 1
     assert wb["Plan"].page_setup.orientation == "landscape"
-    assert wb["Plan"].print_title_rows == "$1:$1"
+    assert wb["Plan"].print_title_rows == "$1:$2"  # the labels and the names
 
     binary = soffice()
     assert binary is not None

@@ -16,6 +16,7 @@ import pytest
 
 from reportgen.errors import PlanFileError
 from reportgen.pipeline import BuildOptions, build
+from reportgen.render.layout import FIRST_ROW, NAME_ROW
 from reportgen.review.readback import read_plan
 from reportgen.review.workloads import uncounted
 from tests.helpers import patch_number_cell, recalc_with_libreoffice, soffice
@@ -47,7 +48,7 @@ def _rows(path: Path, sheet: str) -> list[tuple[object, ...]]:
 
 
 def _column_of(path: Path, sheet: str, header: str) -> str:
-    return openpyxl.utils.get_column_letter(_rows(path, sheet)[0].index(header) + 1)
+    return openpyxl.utils.get_column_letter(_rows(path, sheet)[NAME_ROW - 1].index(header) + 1)
 
 
 def _edit_xml(src: Path, dst: Path, sheet_part: str, edit: object) -> None:
@@ -84,7 +85,7 @@ def test_an_input_edited_in_the_workbook_is_detected(built: Path, tmp_path: Path
     """peak_qps of "chat" changed in the XML: the cached results are now stale."""
     edited = tmp_path / "edited.xlsx"
     column = _column_of(built / "plan.xlsx", "Scenarios", "peak_qps")
-    patch_number_cell(built / "plan.xlsx", edited, f"Scenarios!{column}2", 15.0)
+    patch_number_cell(built / "plan.xlsx", edited, f"Scenarios!{column}{FIRST_ROW}", 15.0)
     record = read_plan(edited)
     assert record.check.edited
     text = " ".join(record.check.findings)
@@ -101,7 +102,7 @@ def test_an_edit_saved_by_a_spreadsheet_program_is_detected(built: Path,
     results follow the new input, so only the inputs digest tells."""
     edited = tmp_path / "edited.xlsx"
     column = _column_of(built / "plan.xlsx", "Scenarios", "peak_qps")
-    patch_number_cell(built / "plan.xlsx", edited, f"Scenarios!{column}2", 15.0)
+    patch_number_cell(built / "plan.xlsx", edited, f"Scenarios!{column}{FIRST_ROW}", 15.0)
     recalc_with_libreoffice(edited, tmp_path, always_recalc=True)
     saved = next(tmp_path.glob("lo-run-*/out/edited.xlsx"))
     record = read_plan(saved)
@@ -115,8 +116,8 @@ def test_a_result_typed_over_its_formula_is_detected(built: Path, tmp_path: Path
     edited = tmp_path / "typed.xlsx"
 
     def type_over(xml: str) -> str:
-        pattern = re.compile(rf'<c r="{column}3"([^>]*)><f>[^<]*</f><v>[^<]*</v></c>')
-        new, n = pattern.subn(rf'<c r="{column}3"\1><v>4</v></c>', xml)
+        pattern = re.compile(rf'<c r="{column}{FIRST_ROW + 1}"([^>]*)><f>[^<]*</f><v>[^<]*</v></c>')
+        new, n = pattern.subn(rf'<c r="{column}{FIRST_ROW + 1}"\1><v>4</v></c>', xml)
         assert n == 1
         return new
 
@@ -124,9 +125,9 @@ def test_a_result_typed_over_its_formula_is_detected(built: Path, tmp_path: Path
     record = read_plan(edited)
     text = " ".join(record.check.findings)
     assert record.check.edited
-    assert f"Plan!{column}3 (gpus)" in text
+    assert f"Plan!{column}{FIRST_ROW + 1} (gpus)" in text
     assert "typed values where reportgen wrote formulas" in text
-    assert f'Plan!{column}3 (gpus of "+1+1") holds 4' in text
+    assert f'Plan!{column}{FIRST_ROW + 1} (gpus of "+1+1") holds 4' in text
     assert float(record.plan.results.loc[1, "gpus"]) == 4.0  # the plan as the reader saw it
 
 
@@ -144,11 +145,11 @@ def test_a_digest_of_another_scheme_is_not_taken_for_an_edit(built: Path,
 
 def test_a_price_edited_on_the_gpus_sheet_is_detected(built: Path, tmp_path: Path) -> None:
     rows = _rows(built / "plan.xlsx", "GPUs")
-    names = [r[0] for r in rows[1:]]
+    names = [r[0] for r in rows[FIRST_ROW - 1:]]
     column = _column_of(built / "plan.xlsx", "GPUs", "price_usd")
     edited = tmp_path / "price.xlsx"
     patch_number_cell(built / "plan.xlsx", edited,
-                      f"GPUs!{column}{names.index('L40S') + 2}", 9.99)
+                      f"GPUs!{column}{names.index('L40S') + FIRST_ROW}", 9.99)
     text = " ".join(read_plan(edited).check.findings)
     assert "reference data differs" in text and "GPUs" in text
 

@@ -10,6 +10,7 @@ import pytest
 
 from reportgen.pipeline import BuildOptions, build
 from reportgen.render import context
+from reportgen.render.layout import FIRST_ROW, NAME_ROW
 from reportgen.simulate.plan_latency import with_latency
 from tests.helpers import GENERATED, build_plan
 
@@ -42,8 +43,9 @@ def test_the_workbook_holds_the_knee_as_an_input_and_the_simulated_values(
     knee = float(result.plan.results["knee_rps_per_instance"].iloc[0])
     book = openpyxl.load_workbook(result.outputs[0])
     scenarios = book["Scenarios"]
-    header = [c.value for c in scenarios[1]]
-    assert scenarios.cell(row=2, column=header.index("knee_rps") + 1).value == pytest.approx(knee)
+    header = [c.value for c in scenarios[NAME_ROW]]
+    knee_cell = scenarios.cell(row=FIRST_ROW, column=header.index("knee_rps") + 1)
+    assert knee_cell.value == pytest.approx(knee)
     latency = book["Latency"]
     assert "not formulas" in str(latency["A2"].value)
     cells = [c.value for row in latency.iter_rows() for c in row]

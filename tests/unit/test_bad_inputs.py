@@ -13,6 +13,7 @@ import pytest
 from reportgen import inputfiles, readers, validate, xlsx_input
 from reportgen.cli import main
 from reportgen.errors import ScenarioFileError
+from reportgen.render.layout import FIRST_ROW
 from tests.corpus.cases import (
     ACCEPTED,
     CORPUS,
@@ -187,7 +188,7 @@ def test_user_text_is_text_in_the_workbook_and_the_pdf(
                 if c.data_type == "f"]
     assert not any("HYPERLINK" in f or "SUM(A1)" in f or "@gpu" in f for f in formulas)
     assert not {"=1+1", "=+1+1", "+1+1", "=-2+3", "-2+3"} & set(formulas)
-    plan = [row[0] for row in cached["Plan"].iter_rows(min_row=2, values_only=True)
+    plan = [row[0] for row in cached["Plan"].iter_rows(min_row=FIRST_ROW, values_only=True)
             if row[0] is not None]
     assert tuple(plan) == INJECTION_NAMES
     pdf = pypdf.PdfReader(tmp_path / "out" / "formula_injection.pdf")

@@ -13,10 +13,12 @@ from openpyxl.workbook.workbook import Workbook
 
 from reportgen import schema
 from reportgen.engine import RESULT_COLUMNS
+from reportgen.labels import label
 from reportgen.pipeline import make_plan
 from reportgen.plan import Plan
 from reportgen.quantities import REGISTRY
 from reportgen.readers import read_table
+from reportgen.render.layout import FIRST_ROW, NAME_ROW
 from reportgen.render.plan_sheet import EXTRA_COLUMNS
 from reportgen.render.workbook import SPARE_ROWS, write_workbook
 from reportgen.units import CONSTANTS
@@ -61,7 +63,7 @@ def cached(path: Path) -> Workbook:
     return openpyxl.load_workbook(path, data_only=True)
 
 
-def header(ws: object, row: int = 1) -> list[object]:
+def header(ws: object, row: int = NAME_ROW) -> list[object]:
     return [c.value for c in ws[row]]  # type: ignore[index]
 
 
@@ -73,10 +75,12 @@ def test_sheets_present_and_ordered(wb: Workbook) -> None:
 def test_header_rows_are_the_column_names(wb: Workbook) -> None:
     assert header(wb["Scenarios"]) == [c.name for c in schema.COLUMNS]
     assert header(wb["Plan"]) == [*RESULT_COLUMNS, *EXTRA_COLUMNS]
+    assert header(wb["Plan"], 1) == [label(n) for n in [*RESULT_COLUMNS, *EXTRA_COLUMNS]]
     for name, col in zip(RESULT_COLUMNS, wb["Plan"][1], strict=False):
-        assert REGISTRY[name].doc in col.comment.text
+        assert col.comment.text.startswith(name) and REGISTRY[name].doc in col.comment.text
     peak = wb["Scenarios"]["D1"]
-    assert peak.value == "peak_qps" and "[req/s]" in peak.comment.text
+    assert peak.value == "Peak requests (req/s)" and "[req/s]" in peak.comment.text
+    assert wb["Scenarios"]["D2"].value == "peak_qps"
 
 
 def test_every_constant_is_a_named_cell(wb: Workbook) -> None:
@@ -92,19 +96,21 @@ def test_every_constant_is_a_named_cell(wb: Workbook) -> None:
 
 def test_dropdowns_reject_unknown_values(wb: Workbook, plan: Plan) -> None:
     ws = wb["Scenarios"]
-    columns = {c.value: c.column_letter for c in ws[1]}
+    columns = {c.value: c.column_letter for c in ws[NAME_ROW]}
     lists = {}
     for dv in ws.data_validations.dataValidation:
         assert dv.showErrorMessage and dv.error
         for rng in dv.sqref.ranges:
             lists[rng.coord] = (dv.type, dv.formula1)
-    n = len(plan.scenarios) + SPARE_ROWS + 1  # validation covers the spare rows
+    n = len(plan.scenarios) + SPARE_ROWS + FIRST_ROW - 1  # validation covers the spare rows
 
     def validation(column: str) -> tuple[str, str]:
-        return lists[f"{columns[column]}2:{columns[column]}{n}"]
+        return lists[f"{columns[column]}{FIRST_ROW}:{columns[column]}{n}"]
 
-    assert validation("model") == ("list", f"Models!$A$2:$A${len(plan.tables.models) + 1}")
-    assert validation("gpu") == ("list", f"GPUs!$A$2:$A${len(plan.tables.gpus) + 1}")
+    models = len(plan.tables.models) + FIRST_ROW - 1
+    assert validation("model") == ("list", f"Models!$A${FIRST_ROW}:$A${models}")
+    gpus = len(plan.tables.gpus) + FIRST_ROW - 1
+    assert validation("gpu") == ("list", f"GPUs!$A${FIRST_ROW}:$A${gpus}")
     for column, choices in (("weight_dtype", schema.DTYPES), ("kv_dtype", schema.DTYPES),
                             ("engine", schema.ENGINES), ("method", schema.METHODS)):
         assert validation(column) == ("list", '"' + ",".join(choices) + '"')
@@ -119,13 +125,13 @@ def test_dropdowns_reject_unknown_values(wb: Workbook, plan: Plan) -> None:
     assert flags and len(switches) == len(flags) and all(dv.showErrorMessage for dv in switches)
     (curve,) = wb["Batch curve"].data_validations.dataValidation
     assert curve.type == "list" and curve.showErrorMessage
-    assert curve.formula1 == f"Plan!$A$2:$A${n}" and str(curve.sqref) == "B2"
+    assert curve.formula1 == f"Plan!$A${FIRST_ROW}:$A${n}" and str(curve.sqref) == "B2"
 
 
 def test_only_assumptions_are_signposted_as_editable(wb: Workbook) -> None:
     ws = wb["Assumptions"]
     fills = {ws.cell(row=r, column=1).value: ws.cell(row=r, column=2).fill.fgColor.rgb
-             for r in range(2, ws.max_row + 1)}
+             for r in range(FIRST_ROW, ws.max_row + 1)}
     fixed = {c.name for c in CONSTANTS.values() if not c.editable}
     assert {"BYTES_PER_GIB", "CURRENCY", "SECONDS_PER_HOUR"} <= fixed
     assert {fills[name] for name in fixed} == {"FFEDEDED"}  # grey: a definition
@@ -134,13 +140,13 @@ def test_only_assumptions_are_signposted_as_editable(wb: Workbook) -> None:
 
 def test_inputs_look_editable_and_blank_stays_blank(wb: Workbook, plan: Plan) -> None:
     ws = wb["Scenarios"]
-    columns = {c.value: c.column_letter for c in ws[1]}
-    for r in range(2, len(plan.scenarios) + 2):
+    columns = {c.value: c.column_letter for c in ws[NAME_ROW]}
+    for r in range(FIRST_ROW, len(plan.scenarios) + FIRST_ROW):
         for letter in columns.values():
             assert ws[f"{letter}{r}"].fill.fgColor.rgb == "FFFFF2CC"
-    assert ws[f"{columns['tp']}2"].value is None  # auto
-    assert ws[f"{columns['tp']}4"].value == 8
-    assert ws[f"{columns['tpot_slo_ms']}3"].value is None
+    assert ws[f"{columns['tp']}{FIRST_ROW}"].value is None  # auto
+    assert ws[f"{columns['tp']}{FIRST_ROW + 2}"].value == 8
+    assert ws[f"{columns['tpot_slo_ms']}{FIRST_ROW + 1}"].value is None
 
 
 def test_charts(wb: Workbook, path: Path) -> None:
@@ -158,18 +164,21 @@ def test_charts(wb: Workbook, path: Path) -> None:
 
 def test_number_formats_frozen_panes_and_conditional_formats(wb: Workbook) -> None:
     plan = wb["Plan"]
-    columns = {c.value: c.column_letter for c in plan[1]}
-    assert plan[f"{columns['monthly_cost']}2"].number_format == '"$"#,##0'
-    assert plan[f"{columns['utilization_at_avg_load']}2"].number_format == "0.0%"
-    assert plan[f"{columns['gpus']}2"].number_format == "#,##0"
-    assert wb["Scenarios"]["D2"].number_format == "#,##0.00"
-    assert plan.freeze_panes == "B2" and wb["Scenarios"].freeze_panes == "B2"
+    columns = {c.value: c.column_letter for c in plan[NAME_ROW]}
+    r = FIRST_ROW
+    assert plan[f"{columns['monthly_cost']}{r}"].number_format == '"$"#,##0'
+    assert plan[f"{columns['utilization_at_avg_load']}{r}"].number_format == "0.0%"
+    assert plan[f"{columns['gpus']}{r}"].number_format == "#,##0"
+    assert plan[f"{columns['instance_flops_prefill']}{r}"].number_format == "#,##0.0,,,,"
+    assert wb["Scenarios"][f"D{r}"].number_format == "#,##0.00"
+    assert plan.freeze_panes == f"B{r}" and wb["Scenarios"].freeze_panes == f"B{r}"
     rules = [(str(cf.sqref), r) for cf in plan.conditional_formatting for r in cf.rules]
     formulas = " ".join(f for _, r in rules for f in r.formula)
     assert "weights_do_not_fit" in formulas and "slo_unreachable" in formulas
     kind = columns["bottleneck"]
     for name in ("kv_memory", "tpot_slo", "ttft_slo", "batch_cap"):
-        assert any(s.startswith(f"{kind}2:") and f'"{name}"' in r.formula for s, r in rules)
+        assert any(s.startswith(f"{kind}{FIRST_ROW}:") and f'"{name}"' in r.formula
+                   for s, r in rules)
 
 
 def test_every_formula_is_portable(path: Path) -> None:
@@ -180,20 +189,21 @@ def test_every_formula_is_portable(path: Path) -> None:
 
 def test_plan_cells_are_formulas_from_the_registry(wb: Workbook) -> None:
     plan = wb["Plan"]
-    planned = {c.column_letter for c in plan[1] if str(c.value).startswith("planned_")}
-    for col in plan.iter_cols(min_row=2):
+    planned = {c.column_letter for c in plan[NAME_ROW] if str(c.value).startswith("planned_")}
+    for col in plan.iter_cols(min_row=FIRST_ROW):
         if col[0].column_letter not in planned:
             assert all(c.data_type == "f" for c in col)
     blank = 'IF(ISBLANK(Scenarios!$A{r}),"",{formula})'  # a cleared or spare row reads blank
-    assert plan["A2"].value == "=" + blank.format(r=2, formula="Scenarios!A2")
-    columns = {c.value: c.column_letter for c in plan[1]}
-    assert (plan[f"{columns['gpus']}3"].value == "=" + blank.format(
-        r=3, formula=f"{columns['instances']}3*{columns['gpus_per_instance']}3"))
-    assert "INDEX(GPUs!$" in plan[f"{columns['gpu_memory_gib']}2"].value
+    r = FIRST_ROW
+    assert plan[f"A{r}"].value == "=" + blank.format(r=r, formula=f"Scenarios!A{r}")
+    columns = {c.value: c.column_letter for c in plan[NAME_ROW]}
+    assert (plan[f"{columns['gpus']}{r + 1}"].value == "=" + blank.format(
+        r=r + 1, formula=f"{columns['instances']}{r + 1}*{columns['gpus_per_instance']}{r + 1}"))
+    assert "INDEX(GPUs!$" in plan[f"{columns['gpu_memory_gib']}{r}"].value
 
 
 def test_text_that_looks_like_a_formula_stays_text(wb: Workbook, cached: Workbook) -> None:
-    for r, name in enumerate(TRICKY_NAMES, start=3):
+    for r, name in enumerate(TRICKY_NAMES, start=FIRST_ROW + 1):
         cell = wb["Scenarios"][f"A{r}"]
         assert (cell.value, cell.data_type, cell.quotePrefix) == (name, "s", True)
         assert cached["Plan"][f"A{r}"].value == name
@@ -216,7 +226,7 @@ def test_cached_values_are_the_engine_results(cached: Workbook, plan: Plan, path
     ws = cached["Plan"]
     for i in range(len(plan.results)):
         for j, name in enumerate(RESULT_COLUMNS, start=1):
-            got, expected = ws.cell(row=i + 2, column=j).value, plan.results.iloc[i][name]
+            got, expected = ws.cell(row=i + FIRST_ROW, column=j).value, plan.results.iloc[i][name]
             if isinstance(expected, str):
                 assert (got or "") == expected
             else:
