@@ -16,6 +16,8 @@ from openpyxl.formatting.rule import CellIsRule
 from openpyxl.styles import Font, PatternFill
 from openpyxl.worksheet.worksheet import Worksheet
 
+from reportgen.i18n import _
+from reportgen.labels import label
 from reportgen.render.cells import (
     HEADER_FONT,
     TITLE_FONT,
@@ -107,9 +109,9 @@ def write_checks(ws: Worksheet, first: int, layout: Layout, results: pd.DataFram
                  budgeted_sum: str, total: str,
                  bom_total: str) -> tuple[dict[str, CachedValue], int]:
     """The block from sheet row ``first``; returns the cached values and the next free row."""
-    set_text(ws.cell(row=first, column=1), "Checks")
+    set_text(ws.cell(row=first, column=1), _("Checks"))
     ws.cell(row=first, column=1).font = TITLE_FONT
-    header_row(ws, first + 1, ["check", "count", "verdict", "what to do"])
+    header_row(ws, first + 1, [label(n) for n in ("check", "count", "verdict", "what to do")])
     values: dict[str, CachedValue] = {}
     lines = checks(layout, results, budgeted_sum, total, bom_total)
     for r, check in enumerate(lines, start=first + 2):

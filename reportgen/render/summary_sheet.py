@@ -8,17 +8,22 @@ import math
 import pandas as pd
 from openpyxl.chart import BarChart, Reference
 from openpyxl.chart.data_source import AxDataSource, StrRef
+from openpyxl.comments import Comment
 from openpyxl.worksheet.worksheet import Worksheet
 
 from reportgen.columns import unit_of
 from reportgen.finance.support import SUPPORTED_PROVIDER, support, support_formula
+from reportgen.i18n import _
+from reportgen.labels import label
 from reportgen.plan import Provenance
 from reportgen.quantities import REGISTRY
 from reportgen.render.cells import (
+    COMMENT_AUTHOR,
     HEADER_FONT,
     NOTE_FONT,
     TITLE_FONT,
     header_row,
+    labelled_header,
     number_format,
     set_formula,
     set_text,
@@ -26,7 +31,7 @@ from reportgen.render.cells import (
     wrap_across,
 )
 from reportgen.render.checks_block import checks, write_checks
-from reportgen.render.layout import PLAN, SCENARIOS, Layout, letter, sheet_ref
+from reportgen.render.layout import FIRST_ROW, PLAN, SCENARIOS, Layout, letter, sheet_ref
 from reportgen.render.registry_rows import cached
 from reportgen.render.xlsx_cache import CachedValue
 from reportgen.units import CONSTANTS
@@ -54,8 +59,13 @@ PER_SCENARIO: tuple[str, ...] = (
     "status", "budgeted_monthly_cost",
 )
 FLAG = "counted"
-# The chart shows what each row adds to the total: comparisons and unchosen options add 0.
+# What each row adds to the total: comparisons and unchosen options add 0.
 CHARTED = "budgeted_monthly_cost"
+# The chart lists the budgeted rows only, in table order: each budgeted row's slot (its place
+# among the budgeted rows) is a column right of the table, and the chart's own small table
+# (scenario, budgeted cost) picks slot 1, 2, ... with MATCH.
+SLOT = "chart_slot"
+CHART_COLUMNS = ("charted_scenario", CHARTED)
 
 STATUS_COUNTS = (
     ("chosen", "budgeted"), ("option", "options not chosen"), ("compare", "for comparison"),
@@ -114,8 +124,8 @@ def _cover(ws: Worksheet, provenance: Provenance) -> None:
         ("Inputs digest", provenance.inputs_digest),
         ("Reference digest", provenance.reference_digest),
     )
-    for r, (label, value) in enumerate(rows, start=2):
-        set_text(ws.cell(row=r, column=1), label)
+    for r, (name, value) in enumerate(rows, start=2):
+        set_text(ws.cell(row=r, column=1), name)
         ws.cell(row=r, column=1).font = HEADER_FONT
         set_text(ws.cell(row=r, column=2), value)
 
@@ -129,60 +139,64 @@ def write_summary(
     values: dict[str, CachedValue] = {}
     set_widths(ws, WIDTHS)
     _cover(ws, provenance)
-    set_text(ws.cell(row=TOTALS_HEADER_ROW - 1, column=1), "Totals")
+    set_text(ws.cell(row=TOTALS_HEADER_ROW - 1, column=1), _("Totals"))
     ws.cell(row=TOTALS_HEADER_ROW - 1, column=1).font = TITLE_FONT
-    header_row(ws, TOTALS_HEADER_ROW, ["quantity", "total", "unit", "meaning"])
+    header_row(ws, TOTALS_HEADER_ROW, [label(n) for n in ("quantity", "total", "unit",
+                                                          "meaning")])
     flag = layout.plan_range(FLAG)
     expected = totals(results)
     for r, name in enumerate(TOTALS, start=TOTALS_FIRST_ROW):
         q = REGISTRY[name]
-        set_text(ws.cell(row=r, column=1), name)
+        _name_cell(ws, r, name)
         cell = ws.cell(row=r, column=2)
         set_formula(cell, f"=SUMIF({flag},1,{layout.plan_range(name)})")
         cell.number_format = number_format(q.unit) or "General"
         values[cell.coordinate] = expected[name]
         set_text(ws.cell(row=r, column=3), q.unit)
-        set_text(ws.cell(row=r, column=4), q.doc)
-        wrap_across(ws, r, 4, len(WIDTHS), q.doc)
+        set_text(ws.cell(row=r, column=4), _(q.doc))
+        wrap_across(ws, r, 4, len(WIDTHS), _(q.doc))
     formulas = _support_formulas(layout)
     for r, (name, unit, meaning) in enumerate(SUPPORT_LINES, start=SUPPORT_FIRST_ROW):
-        set_text(ws.cell(row=r, column=1), name)
+        _name_cell(ws, r, name)
         cell = ws.cell(row=r, column=2)
         set_formula(cell, "=" + formulas[name])
         cell.number_format = number_format(unit) or "General"
         values[cell.coordinate] = expected[name]
         set_text(ws.cell(row=r, column=3), unit)
-        set_text(ws.cell(row=r, column=4), meaning)
-        wrap_across(ws, r, 4, len(WIDTHS), meaning)
+        set_text(ws.cell(row=r, column=4), _(meaning))
+        wrap_across(ws, r, 4, len(WIDTHS), _(meaning))
     note_row = SUPPORT_FIRST_ROW + len(SUPPORT_LINES)
-    set_text(ws.cell(row=note_row, column=1), TOTALS_NOTE)
+    set_text(ws.cell(row=note_row, column=1), _(TOTALS_NOTE))
     ws.cell(row=note_row, column=1).font = NOTE_FONT
-    wrap_across(ws, note_row, 1, len(WIDTHS), TOTALS_NOTE)
+    wrap_across(ws, note_row, 1, len(WIDTHS), _(TOTALS_NOTE))
     counts_row = note_row + 1
-    set_text(ws.cell(row=counts_row, column=1), "Rows")
+    set_text(ws.cell(row=counts_row, column=1), _("Rows"))
     ws.cell(row=counts_row, column=1).font = HEADER_FONT
     cell = ws.cell(row=counts_row, column=2)
     set_formula(cell, "=" + "&".join(
-        f'"{"" if k == 0 else " · "}{words}: "&COUNTIF({layout.plan_range("status")},"{status}")'
+        f'"{"" if k == 0 else " · "}{_(words)}: "&COUNTIF({layout.plan_range("status")},"{status}")'
         for k, (status, words) in enumerate(STATUS_COUNTS)))
     wrap_across(ws, counts_row, 2, len(WIDTHS), "", lines=1)
     counts = results["status"].value_counts()
-    values[cell.coordinate] = " · ".join(f"{words}: {int(counts.get(status, 0))}"
+    values[cell.coordinate] = " · ".join(f"{_(words)}: {int(counts.get(status, 0))}"
                                           for status, words in STATUS_COUNTS)
 
     checks_row = counts_row + 2
     title_row = checks_row + 3 + len(checks(layout, results, "", "", ""))
-    header = title_row + 1
+    header = title_row + 2  # the machine names' row: data starts below it
     budgeted = letter(PER_SCENARIO.index(CHARTED))
     shown = [*layout.rows(), *layout.spare()]
     budgeted_sum = f"SUM(${budgeted}${header + 1}:${budgeted}${header + len(shown)})"
     total = f"$B${TOTALS_FIRST_ROW + TOTALS.index('monthly_cost')}"
-    found, _ = write_checks(ws, checks_row, layout, results, budgeted_sum, total, bom_total)
+    found, _next_row = write_checks(ws, checks_row, layout, results, budgeted_sum, total, bom_total)
     values.update(found)
 
-    set_text(ws.cell(row=title_row, column=1), "By scenario")
+    set_text(ws.cell(row=title_row, column=1), _("By scenario"))
     ws.cell(row=title_row, column=1).font = TITLE_FONT
-    header_row(ws, header, list(PER_SCENARIO))
+    labelled_header(ws, [*PER_SCENARIO, SLOT], row=header - 1)
+    slot = letter(len(PER_SCENARIO))
+    counted = layout.plan_cols[FLAG]
+    slots = _slots(results)
     for i, plan_row in enumerate(shown):  # the spare rows read "" until a scenario is typed
         r = header + 1 + i
         for j, name in enumerate(PER_SCENARIO, start=1):
@@ -195,28 +209,81 @@ def write_summary(
             values[cell.coordinate] = ("" if i >= len(results) else
                                        cached(value, REGISTRY[name]) if name in REGISTRY
                                        else float(value) if name == CHARTED else str(value))
+        cell = ws.cell(row=r, column=len(PER_SCENARIO) + 1)
+        first = f"{sheet_ref(PLAN)}${counted}${FIRST_ROW}"
+        set_formula(cell, f"=IFERROR(IF({sheet_ref(PLAN)}{counted}{plan_row}=1,"
+                          f'COUNTIF({first}:${counted}${plan_row},1),""),"")')
+        values[cell.coordinate] = float(slots[i]) if i < len(slots) and slots[i] else ""
     last = header + len(shown)
-    chart_rows = _chart(ws, header, last)
-    ws.print_area = f"A1:{letter(len(WIDTHS) - 1)}{last + 3 + chart_rows}"
+    chart_top = last + 2
+    lines = max(len([k for k in slots if k]), 1)
+    values.update(_chart_table(ws, results, chart_top, header, last, slot, lines))
+    chart_rows = _chart(ws, chart_top, chart_top + lines)
+    ws.print_area = f"A1:{letter(len(WIDTHS) - 1)}{chart_top + max(lines + 2, chart_rows)}"
+    return values
+
+
+def _name_cell(ws: Worksheet, row: int, name: str) -> None:
+    """Column A of a totals line: the reader's label, the machine name in its comment."""
+    cell = ws.cell(row=row, column=1)
+    set_text(cell, label(name))
+    cell.comment = Comment(name, COMMENT_AUTHOR, height=40, width=200)
+
+
+def _slots(results: pd.DataFrame) -> list[int]:
+    """Each row's place among the budgeted rows (1, 2, ...; 0 when not budgeted)."""
+    counted = results[FLAG].to_numpy(dtype=float) == 1
+    return [int(counted[: i + 1].sum()) if c else 0 for i, c in enumerate(counted)]
+
+
+def _chart_table(ws: Worksheet, results: pd.DataFrame, top: int, header: int, last: int,
+                 slot: str, lines: int) -> dict[str, CachedValue]:
+    """The chart's data below the By scenario table: slot k's scenario and budgeted cost (the
+    k-th budgeted row), one line per budgeted row of the plan as built, and a live note when
+    an edit budgets more rows than the chart has lines."""
+    values: dict[str, CachedValue] = {}
+    set_text(ws.cell(row=top, column=1), label("charted_scenario"))
+    set_text(ws.cell(row=top, column=2), label(CHARTED))
+    for c in (1, 2):
+        ws.cell(row=top, column=c).font = HEADER_FONT
+    budgeted = results[results[FLAG].astype(float) == 1]
+    n = lines
+    cost = letter(PER_SCENARIO.index(CHARTED))
+    for k in range(1, n + 1):
+        r = top + k
+        where = f"MATCH({k},${slot}${header + 1}:${slot}${last},0)"
+        name, money = ws.cell(row=r, column=1), ws.cell(row=r, column=2)
+        set_formula(name, f'=IFERROR(INDEX($A${header + 1}:$A${last},{where}),"")')
+        set_formula(money, f"=IFERROR(INDEX(${cost}${header + 1}:${cost}${last},{where}),0)")
+        money.number_format = number_format("USD/month") or "General"
+        row = budgeted.iloc[k - 1] if k <= len(budgeted) else None
+        values[name.coordinate] = "" if row is None else str(row["scenario"])
+        values[money.coordinate] = 0.0 if row is None else float(row["monthly_cost"])
+    note = ws.cell(row=top + n + 1, column=1)
+    more = f"COUNTIF(${slot}${header + 1}:${slot}${last},\">{n}\")"
+    text = _("more budgeted scenarios than the chart has lines: see the table above")
+    set_formula(note, f'=IF({more}>0,{more}&" {text}","")')
+    note.font = NOTE_FONT
+    values[note.coordinate] = ""
     return values
 
 
 def _chart(ws: Worksheet, header: int, last: int) -> int:
-    """The bar chart below the table; returns how many sheet rows it covers."""
+    """The bar chart of the chart table (header row ``header``, data to ``last``), beside it
+    from column D; returns how many sheet rows it covers."""
     chart = BarChart()
     chart.type = "bar"
-    chart.title = "Budgeted monthly cost by scenario"
-    chart.y_axis.title = "USD / month"
+    chart.title = _("Budgeted monthly cost by scenario")
+    chart.y_axis.title = _("USD / month")
     chart.y_axis.numFmt = number_format("USD/month") or "General"
     chart.x_axis.scaling.orientation = "maxMin"  # scenarios top-down, as in the table
     chart.x_axis.delete = False
     chart.y_axis.delete = False
     chart.legend = None
-    col = PER_SCENARIO.index(CHARTED) + 1
-    chart.add_data(Reference(ws, min_col=col, min_row=header, max_row=last), titles_from_data=True)
+    chart.add_data(Reference(ws, min_col=2, min_row=header, max_row=last), titles_from_data=True)
     names = Reference(ws, min_col=1, min_row=header + 1, max_row=last)
     chart.series[0].cat = AxDataSource(strRef=StrRef(f=str(names)))  # text, not numbers
     chart.height = max(7.5, 0.6 * (last - header) + 3)
-    chart.width = 18
-    ws.add_chart(chart, f"A{last + 3}")
+    chart.width = 16
+    ws.add_chart(chart, f"D{header}")
     return math.ceil(float(chart.height) / ROW_CM)

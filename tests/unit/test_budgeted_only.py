@@ -8,7 +8,7 @@ import pytest
 from reportgen.plan import Plan
 from reportgen.render import context
 from reportgen.render.summary_sheet import CHARTED, PER_SCENARIO
-from reportgen.render.workbook import SPARE_ROWS, build_workbook
+from reportgen.render.workbook import build_workbook
 from tests.helpers import build_plan
 from tests.scenarios import base_row
 
@@ -39,17 +39,26 @@ def test_the_bill_and_procurement_count_budgeted_rows_only(plan: Plan) -> None:
     assert "405b spans 2 nodes" in bom.nodes_note  # the fabric its replicas need
 
 
-def test_the_summary_chart_shows_budgeted_dollars_only(plan: Plan) -> None:
+def test_the_summary_chart_shows_budgeted_rows_only(plan: Plan) -> None:
+    """By scenario lists every row (comparisons at 0 budgeted); the chart's own table lists
+    the budgeted rows only, each picked by its place among them (a live MATCH)."""
     wb, cache = build_workbook(plan)
     ws = wb["Summary"]
     header = next(c.row for c in ws["A"] if c.value == "scenario" and c.row > 20)
     column = PER_SCENARIO.index(CHARTED) + 1
-    [chart] = ws._charts
-    last = header + len(plan.results) + SPARE_ROWS  # the spare rows too, blank until typed
-    assert str(chart.series[0].val.numRef.f).endswith(f"!$G${header + 1}:$G${last}")
     assert column == 7
     for i, row in plan.results.reset_index(drop=True).iterrows():
         cell = ws.cell(row=header + 1 + int(i), column=column)
         assert cell.value.startswith("=")  # live: Plan's chosen_cost (monthly_cost if counted)
         expected = row["monthly_cost"] if row["counted"] == 1 else 0.0
         assert cache["Summary"][cell.coordinate] == pytest.approx(expected)
+    [chart] = ws._charts
+    values = str(chart.series[0].val.numRef.f)
+    first, last = (int(ref.split("$")[-1]) for ref in values.split("!")[1].split(":"))
+    budgeted = plan.results[plan.results["counted"] == 1]
+    assert last - first + 1 == len(budgeted)
+    names = [cache["Summary"][f"A{r}"] for r in range(first, last + 1)]
+    costs = [cache["Summary"][f"B{r}"] for r in range(first, last + 1)]
+    assert names == budgeted["scenario"].tolist()
+    assert costs == pytest.approx(budgeted["monthly_cost"].tolist())
+    assert all("MATCH(" in ws[f"A{r}"].value for r in range(first, last + 1))
