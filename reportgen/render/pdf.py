@@ -20,6 +20,7 @@ import jinja2
 from weasyprint import HTML
 from weasyprint.urls import FatalURLFetchingError, URLFetcher
 
+from reportgen import i18n
 from reportgen.errors import OutputError
 from reportgen.formats import format_value
 from reportgen.plan import Plan
@@ -60,6 +61,8 @@ def environment(templates_dir: Path | None = None) -> jinja2.Environment:
     )
     env.filters["num"] = _num
     env.filters["qty"] = _qty
+    env.globals["_"] = i18n._
+    env.globals["ngettext"] = i18n.ngettext
     return env
 
 

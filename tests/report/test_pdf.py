@@ -131,7 +131,8 @@ def test_summary_totals_and_band(sample: Rendered, sample_plan: Plan) -> None:
     for column in ("gpus", "gpus_low", "gpus_high", "monthly_cost"):
         total = format_value(float(counted[column].sum()), REGISTRY[column].unit)
         assert total in summary, (column, total)
-    assert "90th or 10th percentile" in summary
+    assert "10th to 90th percentile" in summary
+    assert summary.index("Approve") < summary.index("What the number includes")  # the ask first
     extra = support(sample_plan.results).monthly_cost
     with_support = format_value(float(counted["monthly_cost"].sum()) + extra, "USD/month")
     assert with_support in summary, with_support

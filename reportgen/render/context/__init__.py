@@ -21,10 +21,12 @@ from typing import Any
 
 import pandas as pd
 
-from reportgen import schema
+from reportgen import i18n, schema
+from reportgen.finance.support import support
 from reportgen.levers import with_levers
 from reportgen.plan import Plan
 from reportgen.render.context import scenario, tutorial
+from reportgen.render.context.ask import ask
 from reportgen.render.context.assumptions import assumptions
 from reportgen.render.context.calibration import calibration
 from reportgen.render.context.common import BOTTLENECK_LABELS, is_tutorial
@@ -122,6 +124,9 @@ def build(plan: Plan, progress: Callable[[str], None] | None = None) -> Report:
         if is_tutorial(r)
     )
     p = plan.provenance
+    made_decisions = decisions(plan, rows)
+    demand = outlook(plan)
+    tornado = sensitivity(plan)
     return Report(
         title=p.title,
         date=p.generated.isoformat(),
@@ -129,7 +134,7 @@ def build(plan: Plan, progress: Callable[[str], None] | None = None) -> Report:
         input_name=p.input_name,
         input_sha256=p.input_sha256,
         summary=summary(plan, rows, matches),
-        decisions=decisions(plan, rows),
+        decisions=made_decisions,
         scenarios=tuple(_section(plan, i, r, swept.get(i), len(rows), step)
                         for i, r in enumerate(rows)),
         tutorials=tutorials,
@@ -140,6 +145,8 @@ def build(plan: Plan, progress: Callable[[str], None] | None = None) -> Report:
         calibration=calibration(plan),
         inputs_digest=p.inputs_digest,
         latency=latency_section(plan),
-        outlook=outlook(plan),
-        tornado=sensitivity(plan),
+        outlook=demand,
+        tornado=tornado,
+        ask=ask(plan, rows, support(plan.results), tornado, made_decisions, demand),
+        lang=i18n.current(),
     )

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from reportgen.render.context.ask import Ask
     from reportgen.render.context.latency import LatencySection
     from reportgen.render.context.outlook import Outlook
     from reportgen.render.context.sensitivity import Tornado
@@ -379,3 +380,5 @@ class Report:
     latency: LatencySection | None = None  # simulated latency under load (context/latency.py)
     outlook: Outlook | None = None  # demand over time (render/context/outlook.py)
     tornado: Tornado | None = None  # the summary's sensitivity (render/context/sensitivity.py)
+    ask: Ask | None = None  # the executive page's decision (render/context/ask.py)
+    lang: str = "en"  # the language the report is written in (an HTML language tag)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from reportgen.finance.support import Support, support
+from reportgen.i18n import N_, _, ngettext
 from reportgen.plan import Plan
 from reportgen.render.context.bottleneck import size_sentence
 from reportgen.render.context.common import (
@@ -34,8 +35,16 @@ from reportgen.render.context.costing import (
 from reportgen.render.context.models import Headline, Num, Summary, SummaryRow
 from reportgen.units import CONSTANTS
 
-SUMMARY_ROWS = 6  # rows of the summary's table that still fit its one page beside the tornado
+SUMMARY_ROWS = 7  # rows of the summary's table that still fit its one page beside the tornado
 _INFEASIBLE = ("weights_do_not_fit", "slo_unreachable")
+# What sets a budgeted workload's size, in a budget reader's words ({field}: the row's value).
+PLAIN_SIZE: dict[str, str] = {
+    "kv_memory": N_("Memory for requests in flight"),
+    "tpot_slo": N_("Per-token target ({tpot_slo_ms})"),
+    "ttft_slo": N_("First-token target ({ttft_slo_ms})"),
+    "batch_cap": N_("Batch limit ({max_batch} requests)"),
+    "queueing": N_("Queueing at P99 targets"),
+}
 
 
 # --- findings ------------------------------------------------------------------------------------
@@ -134,17 +143,18 @@ def _headlines(counted: Sequence[Row], support: Support) -> tuple[Headline, ...]
         return Num(sum_of(counted, name) + extra, "USD/month")
 
     months = float(CONSTANTS["MONTHS_PER_YEAR"].value)
-    note = (f"incl. support {fmt_value(support.monthly_cost * months, 'USD/year')}"
+    note = (_("incl. support {cost}").format(
+        cost=fmt_value(support.monthly_cost * months, "USD/year"))
             if support.monthly_cost > 0 else "")
     return (
-        Headline("GPUs", total("gpus", "GPUs"), total("gpus_low", "GPUs"),
+        Headline(_("GPUs"), total("gpus", "GPUs"), total("gpus_low", "GPUs"),
                  total("gpus_high", "GPUs")),
-        Headline("Nodes (servers)", total("nodes", "nodes")),
-        Headline("Monthly cost", monthly("monthly_cost", support.monthly_cost),
+        Headline(_("Servers (nodes)"), total("nodes", "nodes")),
+        Headline(_("Monthly cost"), monthly("monthly_cost", support.monthly_cost),
                  monthly("monthly_cost_low", support.monthly_cost_low),
                  monthly("monthly_cost_high", support.monthly_cost_high)),
-        Headline("Annual cost", Num(sum_of(counted, "annual_cost")
-                                    + support.monthly_cost * months, "USD/year"), note=note),
+        Headline(_("Annual cost"), Num(sum_of(counted, "annual_cost")
+                                       + support.monthly_cost * months, "USD/year"), note=note),
     )
 
 
@@ -195,10 +205,22 @@ def _summary_row(i: int, r: Row) -> SummaryRow:
         cost_per_million_total=(num(r, "cost_per_million_total_tokens") if r["priced"] == 1
                                 else Num("no price", "text")),
         bottleneck=str(r["bottleneck"]),
-        bottleneck_label=bottleneck_label(r),
+        bottleneck_label=plain_size(r),
         counted=is_counted(r),
         status=status_text(r),
     )
+
+
+def plain_size(r: Row) -> str:
+    """What sets a row's size in plain words, with the target or limit that binds."""
+    code = str(r["fleet_bottleneck"]) if str(r["fleet_bottleneck"]) == "queueing" else str(
+        r["bottleneck"])
+    words = PLAIN_SIZE.get(code)
+    if words is None:
+        return bottleneck_label(r)
+    return _(words).format(tpot_slo_ms=fmt_value(r["raw_tpot_slo_ms"], "ms", with_unit=True),
+                           ttft_slo_ms=fmt_value(r["raw_ttft_slo_ms"], "ms", with_unit=True),
+                           max_batch=fmt(r, "max_batch"))
 
 
 def _rest_row(rest: Sequence[Row]) -> SummaryRow:
@@ -207,7 +229,7 @@ def _rest_row(rest: Sequence[Row]) -> SummaryRow:
     return SummaryRow(
         number="",
         anchor="",
-        name=f"{len(rest)} more scenarios",
+        name=ngettext("{n} more workload", "{n} more workloads", len(rest)).format(n=len(rest)),
         model="",
         gpu="",
         gpus=Num(sum_of(rest_counted, "gpus"), "GPUs"),
@@ -215,24 +237,22 @@ def _rest_row(rest: Sequence[Row]) -> SummaryRow:
         cost_per_million=Num(None, "text"),
         cost_per_million_total=Num(None, "text"),
         bottleneck="",
-        bottleneck_label="see their sections",
+        bottleneck_label=_("see their sections"),
         counted=True,
-        status=f"{len(rest_counted)} of them in the plan's totals",
+        status="",
     )
 
 
 def _table(rows: Sequence[Row]) -> tuple[SummaryRow, ...]:
-    table = [_summary_row(i, r) for i, r in enumerate(rows)]
-    if len(table) <= SUMMARY_ROWS:
-        return tuple(table)
-    # Keep the summary to one page: the costliest rows in input order, the rest in one line.
-    order = sorted(
-        range(len(rows)),
-        key=lambda i: (not is_counted(rows[i]), -float(rows[i]["monthly_cost"])),
-    )
+    """The budgeted rows (the others are counted in a line under the table); past
+    SUMMARY_ROWS, the costliest in input order and the rest in one line."""
+    budgeted = [i for i, r in enumerate(rows) if is_counted(r)]
+    if len(budgeted) <= SUMMARY_ROWS:
+        return tuple(_summary_row(i, rows[i]) for i in budgeted)
+    order = sorted(budgeted, key=lambda i: -float(rows[i]["monthly_cost"]))
     keep = set(order[: SUMMARY_ROWS - 1])
-    rest = [r for i, r in enumerate(rows) if i not in keep]
-    return (*(row for i, row in enumerate(table) if i in keep), _rest_row(rest))
+    rest = [rows[i] for i in budgeted if i not in keep]
+    return (*(_summary_row(i, rows[i]) for i in budgeted if i in keep), _rest_row(rest))
 
 
 def summary(plan: Plan, rows: Sequence[Row], matches: Mapping[int, int]) -> Summary:

@@ -1,0 +1,210 @@
+"""The executive page's decision, in plain words: what is asked, the range around it, what the
+number includes, the assumptions and risks that move it most, and the savings the plan chose.
+
+Every sentence is computed from the plan (the budgeted rows, the tornado, the Decisions page's
+saving, the demand outlook); one that does not apply to this plan is not said.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from reportgen.finance.support import Support
+from reportgen.i18n import N_, _, ngettext
+from reportgen.plan import Plan
+from reportgen.render.context.common import (
+    CALIBRATED,
+    Row,
+    calibration_of,
+    fmt_value,
+    hours,
+    quote,
+    sum_of,
+    text_of,
+)
+from reportgen.render.context.models import Decisions
+from reportgen.render.context.outlook import Outlook
+from reportgen.render.context.sensitivity import Tornado, TornadoBar
+from reportgen.units import CONSTANTS
+
+MOVERS = 3  # assumptions the page names, largest swing first
+# The tornado's inputs as a budget reader would name them.
+PLAIN_FACTORS: dict[str, str] = {
+    "peak and average request rate": N_("Traffic (requests per second)"),
+    "efficiency (calibration band)": N_("Real GPU speed (measured spread)"),
+    "price": N_("GPU prices"),
+    "safety factor": N_("Head-room above peak (safety factor)"),
+    "output length": N_("Answer length (output tokens)"),
+}
+
+
+@dataclass(frozen=True)
+class Ask:
+    """The decision the executive page asks for, and what stands behind it."""
+
+    sentence: str  # the ask: money, hardware, what it serves
+    range_sentence: str  # the range and what it means
+    includes: tuple[str, ...]  # what the number includes and leaves out
+    movers: tuple[TornadoBar, ...]  # the assumptions that move it most, in plain words
+    risks: tuple[str, ...]  # what could make it wrong, computed for this plan
+    savings: tuple[str, ...]  # savings the plan chose, and those it leaves for later
+    left_out: str  # rows shown in the report but not in the number
+
+
+def _money(value: float) -> str:
+    return fmt_value(value, "USD/month")
+
+
+def _ask_sentence(counted: Sequence[Row], monthly: float, annual: float) -> str:
+    workloads = len({str(r["workload_key"]) for r in counted})
+    return _("Approve {monthly} a month ({annual} a year) for {gpus} GPUs in {nodes} servers, "
+             "serving {workloads} at their latency targets.").format(
+        monthly=_money(monthly), annual=fmt_value(annual, "USD/year"),
+        gpus=fmt_value(sum_of(counted, "gpus"), "GPUs"),
+        nodes=fmt_value(sum_of(counted, "nodes"), "nodes"),
+        workloads=ngettext("{n} workload", "{n} workloads", workloads).format(n=workloads))
+
+
+def _range_sentence(plan: Plan, counted: Sequence[Row], low: float, high: float) -> str:
+    yours = any(calibration_of(plan, str(r["efficiency_key"])) == CALIBRATED["load test"]
+                for r in counted)
+    measured = (_("published measurements and your load test") if yours else
+                _("published measurements of similar hardware"))
+    return _("Expect between {low} and {high} a month: the cost if the GPUs serve as fast as the "
+             "slowest or the fastest tenth of {measured} (measured ÷ predicted throughput, 10th "
+             "to 90th percentile).").format(low=_money(low), high=_money(high), measured=measured)
+
+
+def _price_line(counted: Sequence[Row]) -> str:
+    providers = sorted({text_of(r.get("price_provider", "")) or _("prices as typed")
+                        for r in counted})
+    basis = sorted({text_of(r["price_basis"]).replace("_", "-") for r in counted})
+    return _("GPU servers rented at {basis} prices from {providers}, {hours} hours a month "
+             "(each price with its source and date: Procurement hand-off).").format(
+        basis=" / ".join(basis), providers=", ".join(providers), hours=hours())
+
+
+def _includes(counted: Sequence[Row], support: Support) -> tuple[str, ...]:
+    out = [_price_line(counted)]
+    if support.monthly_cost > 0:
+        out.append(_("AWS Business Support: {support} a month on the {spend} billed by AWS.")
+                   .format(support=_money(support.monthly_cost), spend=_money(support.spend)))
+    safety = sorted({float(r["safety_factor"]) for r in counted})
+    spares = sum_of(counted, "redundancy_instances")
+    headroom = (_("{safety}× head-room above peak traffic").format(safety=f"{safety[0]:g}")
+                if len(safety) == 1 else
+                _("{low}–{high}× head-room above peak traffic").format(
+                    low=f"{safety[0]:g}", high=f"{safety[-1]:g}"))
+    extra = (ngettext("{n} replica added for availability, {cost} a month",
+                      "{n} replicas added for availability, {cost} a month", int(spares)).format(
+        n=int(spares), cost=_money(sum_of(counted, "redundancy_monthly_cost")))
+             if spares > 0 else _("none added for availability alone"))
+    out.append(_("{headroom}, at least 2 replicas per workload; {extra}.").format(
+        headroom=headroom, extra=extra))
+    left = [_("storage"), _("data transfer"), _("licences"), _("taxes"), _("staff")]
+    if support.unpriced_providers:
+        left.insert(2, _("{providers}'s support").format(
+            providers=", ".join(support.unpriced_providers)))
+    out.append(_("Not included: {items}.").format(items=", ".join(left)))
+    return tuple(out)
+
+
+def _swing(bar: TornadoBar, base: float) -> float:
+    values = [v for v in (bar.low_cost.value, bar.high_cost.value) if isinstance(v, float)]
+    return max((abs(v - base) for v in values), default=0.0)
+
+
+def _movers(tornado: Tornado | None) -> tuple[TornadoBar, ...]:
+    if tornado is None or not isinstance(tornado.base.value, float):
+        return ()
+    base = tornado.base.value
+    bars = sorted(tornado.bars, key=lambda b: -_swing(b, base))[:MOVERS]
+    return tuple(replace(b, factor=_(PLAIN_FACTORS.get(b.factor, b.factor))) for b in bars)
+
+
+def _risks(plan: Plan, counted: Sequence[Row], decisions: Decisions) -> tuple[str, ...]:
+    out: list[str] = []
+    uncal = [quote(str(r["scenario"])) for r in counted
+             if not calibration_of(plan, str(r["efficiency_key"]))]
+    if uncal:
+        out.append(_("No published measurement covers {names}: load-test before committing.")
+                   .format(names=", ".join(uncal)))
+    stale = sorted({str(r["gpu"]) for r in counted
+                    if text_of(r["price_status"]) in ("stale", "undated")})
+    if stale:
+        out.append(_("The price of {gpus} is over 12 months old or undated: re-quote.")
+                   .format(gpus=", ".join(stale)))
+    if any(b.mixed_prices for b in decisions.workloads):
+        out.append(_("Providers differ, so part of a GPU choice is a provider's price: price "
+                     "the GPUs from one provider before signing."))
+    targetless = [quote(str(r["scenario"])) for r in counted
+                  if not isinstance(r.get("raw_tpot_slo_ms"), float | int)
+                  and not isinstance(r.get("raw_ttft_slo_ms"), float | int)]
+    if targetless:
+        out.append(_("{names} set no latency target: users get whatever speed a full server "
+                     "gives.").format(names=", ".join(targetless)))
+    return tuple(out)
+
+
+def _savings(decisions: Decisions, outlook: Outlook | None) -> tuple[str, ...]:
+    out: list[str] = []
+    saving = decisions.saving.value
+    if isinstance(saving, float) and saving > 0:
+        out.append(_("Chosen: each workload runs on the cheapest configuration that meets its "
+                     "targets, {saving} a month less than the configurations as first typed "
+                     "(see Decisions).").format(saving=_money(saving)))
+    if outlook is not None:
+        peak, scaled = outlook.total.peak_cost.value, outlook.total.autoscaled_cost.value
+        mixed = outlook.total.mix_cost.value
+        if isinstance(peak, float) and isinstance(scaled, float) and peak > 0:
+            out.append(_("Not in the number, for later: autoscaling to each day's traffic "
+                         "{scaled} a month ({share} less, before start-up delays); a 1-year "
+                         "reserved baseline with on-demand bursts {mixed}.").format(
+                scaled=_money(scaled), share=fmt_value(1 - scaled / peak, "fraction"),
+                mixed=_money(mixed) if isinstance(mixed, float) else "—"))
+    return tuple(out)
+
+
+def _left_out(rows: Sequence[Row]) -> str:
+    compare = sum(1 for r in rows if str(r["status"]) == "compare")
+    options = sum(1 for r in rows if str(r["status"]) == "option")
+    other = len(rows) - compare - options - sum(1 for r in rows if str(r["status"]) == "chosen")
+    parts = []
+    if compare:
+        parts.append(ngettext("{n} comparison row", "{n} comparison rows", compare).format(
+            n=compare))
+    if options:
+        parts.append(ngettext("{n} option not chosen", "{n} options not chosen", options).format(
+            n=options))
+    if other:
+        parts.append(ngettext("{n} row that does not fit or has no price",
+                              "{n} rows that do not fit or have no price", other).format(n=other))
+    if not parts:
+        return ""
+    return _("Not in the number: {parts} (Decisions and the appendices show them).").format(
+        parts=", ".join(parts))
+
+
+def ask(plan: Plan, rows: Sequence[Row], support: Support, tornado: Tornado | None,
+        decisions: Decisions, outlook: Outlook | None) -> Ask:
+    """The executive page's decision for a plan."""
+    counted = [r for r in rows if float(r["counted"]) == 1]
+    months = float(CONSTANTS["MONTHS_PER_YEAR"].value)
+    monthly = sum_of(counted, "monthly_cost") + support.monthly_cost
+    if not counted:
+        nothing = _("No scenario fits as specified, so the plan has nothing to buy: see "
+                    "Decisions for why each row is left out.")
+        return Ask(nothing, "", (), (), (), (), _left_out(rows))
+    low = sum_of(counted, "monthly_cost_low") + support.monthly_cost_low
+    high = sum_of(counted, "monthly_cost_high") + support.monthly_cost_high
+    return Ask(
+        sentence=_ask_sentence(counted, monthly, monthly * months),
+        range_sentence=_range_sentence(plan, counted, low, high),
+        includes=_includes(counted, support),
+        movers=_movers(tornado),
+        risks=_risks(plan, counted, decisions),
+        savings=_savings(decisions, outlook),
+        left_out=_left_out(rows),
+    )
+
