@@ -14,6 +14,7 @@ import click
 
 from reportgen import __version__
 from reportgen.errors import CatalogError, ReportgenError
+from reportgen.i18n import LANGUAGES
 
 DEFAULT_INPUT = Path("inputs/scenarios.csv")
 EXIT_USER_ERROR = 2
@@ -95,10 +96,13 @@ def app() -> None:
 @click.option("--profile", "profile", type=click.Path(path_type=Path),
               help="Daily demand profiles (CSV/XLSX: profile, hour 0-23, weight; a profile "
                    "named like a workload applies to it).")
+@click.option("--lang", "lang", type=click.Choice(LANGUAGES), default="en", show_default=True,
+              help="Language of the workbook and PDF (zh-CN: Chinese, written to "
+                   "<name>.zh-CN.xlsx and .pdf); the results CSV is data and stays as it is.")
 @click.option("--debug", is_flag=True, help="Show tracebacks.")
 def build(input_path: Path | None, out_dir: Path, title: str, formats: tuple[str, ...],
           efficiency: Path | None, generated: dt.datetime | None, prices: Path | None,
-          price_basis: str, profile: Path | None, debug: bool) -> None:
+          price_basis: str, profile: Path | None, lang: str, debug: bool) -> None:
     """Build the results CSV, workbook and PDF from INPUT (default inputs/scenarios.csv)."""
     from reportgen.pipeline import FORMATS, BuildOptions
     from reportgen.pipeline import build as run_build
@@ -106,7 +110,7 @@ def build(input_path: Path | None, out_dir: Path, title: str, formats: tuple[str
 
     options = BuildOptions(input_path or DEFAULT_INPUT, out_dir, title, formats or FORMATS,
                            generated.date() if generated else None, efficiency=efficiency,
-                           prices=prices, price_basis=price_basis, profile=profile)
+                           prices=prices, price_basis=price_basis, profile=profile, lang=lang)
 
     def action() -> None:
         with progress_reporter() as step:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, TextIO
 import numpy as np
 import pandas as pd
 
-from reportgen import __version__
+from reportgen import __version__, i18n
 from reportgen.choose import as_typed, decide, gpus_per_node
 from reportgen.columns import OUTPUT_COLUMNS
 from reportgen.csv_text import write_csv
@@ -61,6 +61,7 @@ class BuildOptions:
     prices: Path | None = None  # your price book (CSV/XLSX); default: the shipped one
     price_basis: str = "on_demand"  # which basis of the price book the plan is costed at
     profile: Path | None = None  # daily demand profiles (CSV/XLSX: profile, hour, weight)
+    lang: str = "en"  # the language of the workbook and PDF (i18n.LANGUAGES); data stays English
 
 
 @dataclass(frozen=True)
@@ -272,7 +273,9 @@ def build(options: BuildOptions, progress: Callable[[str], None] | None = None) 
                                                 options.prices, options.price_basis,
                                                 options.generated)
     stem = options.input_path.stem
-    names = {"csv": f"{stem}-results.csv", "xlsx": f"{stem}.xlsx", "pdf": f"{stem}.pdf"}
+    edition = "" if options.lang == i18n.DEFAULT else f".{options.lang}"  # side by side
+    names = {"csv": f"{stem}-results.csv", "xlsx": f"{stem}{edition}.xlsx",
+             "pdf": f"{stem}{edition}.pdf"}
     refuse_overwriting_inputs({fmt: options.out_dir / names[fmt] for fmt in options.formats},
                               checked.inputs)
     _check_size(checked, options.input_path.name, options.formats)
@@ -289,7 +292,7 @@ def build(options: BuildOptions, progress: Callable[[str], None] | None = None) 
         step("simulating latency under load and a day of autoscaling")
         plan = with_latency(plan)
     outputs: list[Path] = []
-    with staged_outputs(options.out_dir) as stage:
+    with staged_outputs(options.out_dir) as stage, i18n.language(options.lang):
         if "csv" in options.formats:
             step("writing results CSV")
             path = options.out_dir / names["csv"]
