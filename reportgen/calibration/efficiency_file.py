@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -283,6 +284,7 @@ def _rows(table: RawTable, catalogs: Catalogs) -> pd.DataFrame:
 
 
 FIRST_ROW = 2
+_NAME = re.compile(r"[a-z][a-z0-9_]*")
 
 
 def _read_sheet(path: Path, sheet: str) -> RawTable | None:
@@ -298,8 +300,18 @@ def _read_sheet(path: Path, sheet: str) -> RawTable | None:
         return None
     grid = Grid(cells.numbers, cells.columns, cells.extras)
     header = ["" if c is None else str(c).strip() for c in cells.header]
-    rows = [(n, row) for i, (n, row) in enumerate(grid) if n == FIRST_ROW + i]
+    first = FIRST_ROW
+    if len(grid) and grid.numbers[0] == FIRST_ROW and _names_row(grid[0][1]) \
+            and not _names_row(header):  # the reader's labels above the names (reportgen build)
+        header, first = ["" if c is None else str(c).strip() for c in grid[0][1]], FIRST_ROW + 1
+    rows = [(n, row) for i, (n, row) in enumerate(grid[first - FIRST_ROW:]) if n == first + i]
     return RawTable(f"{path} (sheet {cells.name})", header, rows, "", kind="xlsx", origin=origin)
+
+
+def _names_row(cells: Sequence[object]) -> bool:
+    """A header row of machine names (snake_case), as opposed to readers' labels."""
+    names = [str(c).strip() for c in cells if c is not None and str(c).strip()]
+    return bool(names) and all(_NAME.fullmatch(n) for n in names)
 
 
 def has_sheet(path: Path, sheet: str) -> bool:

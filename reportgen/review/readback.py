@@ -23,6 +23,7 @@ import datetime as dt
 import io
 import json
 import math
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -45,11 +46,9 @@ from reportgen.units import CONSTANTS
 from reportgen.validate import ValidatedInput, validate
 
 REQUIRED_SHEETS = ("Summary", "Scenarios", "Plan", "Assumptions", "GPUs", "Models", "Efficiency")
-COVER = {  # Summary column A label → Provenance field
-    "Generated": "generated", "reportgen version": "version", "Input file": "input_name",
-    "Input SHA-256": "input_sha256", "Inputs digest": "inputs_digest",
-    "Reference digest": "reference_digest",
-}
+# Summary rows 2-7 (the cover, labelled in the workbook's language) → Provenance field
+COVER = ("generated", "version", "input_name", "input_sha256", "inputs_digest",
+         "reference_digest")
 FORMULA_COLUMNS = frozenset(REGISTRY) | {"counted", "status"}  # live formulas on Plan
 REL_TOLERANCE = 1e-6  # a spreadsheet stores 15 significant digits
 MAX_SHOWN = 8  # mismatching cells listed by name; the rest are counted
@@ -143,10 +142,10 @@ def _provenance(path: Path, summary: list[tuple[Any, ...]]) -> Provenance:
     if not summary or not summary[0] or not isinstance(summary[0][0], str):
         raise _not_ours(path, "Summary!A1 holds no plan title")
     found: dict[str, str] = {}
-    for row in summary[1:12]:
-        if row and isinstance(row[0], str) and row[0] in COVER and len(row) > 1:
-            found[COVER[row[0]]] = "" if row[1] is None else str(row[1])
-    if "input_sha256" not in found or "version" not in found:
+    for field, row in zip(COVER, summary[1:1 + len(COVER)], strict=False):
+        if row and isinstance(row[0], str) and len(row) > 1 and row[1] is not None:
+            found[field] = str(row[1])
+    if not re.fullmatch(r"[0-9a-f]{64}", found.get("input_sha256", "")) or "version" not in found:
         raise _not_ours(path, "its Summary sheet has no input SHA-256 or reportgen version")
     try:
         generated = dt.date.fromisoformat(found.get("generated", "")[:10])

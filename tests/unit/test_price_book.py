@@ -139,16 +139,18 @@ def test_a_bad_price_book_lists_every_problem_and_writes_nothing(tmp_path: Path)
 
 
 def test_a_row_without_a_price_reads_no_price_on_every_page() -> None:
-    """The summary, the decisions page and the terminal say 'no price', never $0."""
+    """The summary, the decisions page, the row's own page and the terminal say 'no price',
+    never $0."""
     from reportgen.render.context import build as report_context
     from reportgen.terminal import status_line
 
     plan = build_plan([base_row(scenario="nvl", gpu="H100-NVL", peak_qps=5),
                        base_row(scenario="h100", peak_qps=5)])
     report = report_context(plan)
-    row = next(r for r in report.summary.rows if r.name == "nvl")
-    assert (row.monthly_cost.value, row.status) == (
-        "no price", "No price for this GPU in the price book: not in the totals")
+    assert [r.name for r in report.summary.rows] == ["h100"]  # the summary lists the budgeted
+    assert report.ask is not None and "has no price" in report.ask.left_out  # and says this
+    section = next(s for s in report.scenarios if s.name == "nvl")
+    assert section.status == "No price for this GPU in the price book: not in the totals"
     assert "1 without a price" in status_line(plan.results)
     assert any(n.scenario == "nvl" and n.status == "without a price"
                for n in report.decisions.excluded)

@@ -156,8 +156,8 @@ def test_charts(wb: Workbook, path: Path) -> None:
         charts = [z.read(n).decode() for n in z.namelist() if n.startswith("xl/charts/chart")]
     bar = [c for c in charts if "<barChart>" in c]
     line = [c for c in charts if "<lineChart>" in c]
-    # over formula cells: the budgeted monthly cost (0 for rows the totals do not count)
-    assert len(bar) == 1 and "<val><numRef><f>'Summary'!$G$" in bar[0]
+    # over formula cells: the chart's table of budgeted rows (scenario, budgeted monthly cost)
+    assert len(bar) == 1 and "<val><numRef><f>'Summary'!$B$" in bar[0]
     assert "<cat><strRef><f>'Summary'!$A$" in bar[0]
     assert len(line) == 1 and line[0].count("<ser>") == 3  # throughput, TPOT, TPOT target
 
