@@ -23,6 +23,7 @@ import numpy.typing as npt
 import pandas as pd
 
 from reportgen.formats import format_value
+from reportgen.i18n import _
 from reportgen.search import CONFIG, Search
 from reportgen.xlfuncs import xl_round
 
@@ -154,16 +155,20 @@ def replica_words(gpu: str, tp: float, pp: float, per_node: Mapping[str, float] 
         return f"TP {tp:g}"
     gpus = tp * pp
     node = float(per_node.get(gpu, 0.0)) if per_node is not None else 0.0
-    span = (f" across {math.ceil(gpus / node):g} nodes" if node and gpus > node else
-            " in one node" if node else "")
-    return f"TP {tp:g} × PP {pp:g} ({gpus:g} GPUs per replica{span})"
+    words = (_("TP {tp} × PP {pp} ({gpus} GPUs per replica across {nodes} nodes)")
+             if node and gpus > node else
+             _("TP {tp} × PP {pp} ({gpus} GPUs per replica in one node)") if node else
+             _("TP {tp} × PP {pp} ({gpus} GPUs per replica)"))
+    return words.format(tp=f"{tp:g}", pp=f"{pp:g}", gpus=f"{gpus:g}",
+                        nodes=f"{math.ceil(gpus / node):g}" if node else "")
 
 
 def weights_words(weights: str, experts: str) -> str:
     """The weights' precision in words: "fp8 weights", "mxfp4 experts + bf16 weights"."""
+    shipped = weights or _("as-shipped")
     if experts and experts != weights:
-        return f"{experts} experts + {weights or 'as-shipped'} weights"
-    return f"{weights or 'as-shipped'} weights"
+        return _("{experts} experts + {weights} weights").format(experts=experts, weights=shipped)
+    return _("{weights} weights").format(weights=shipped)
 
 
 def configurations(frame: pd.DataFrame, per_node: Mapping[str, float] | None = None) -> list[str]:
@@ -184,8 +189,9 @@ def configurations(frame: pd.DataFrame, per_node: Mapping[str, float] | None = N
         words = said.get(config)
         if words is None:
             gpu, tp, p, weights, expert, kv, engine = config
-            words = (f"{gpu}, {replica_words(str(gpu), tp, p, per_node)}, "
-                     f"{weights_words(weights, expert)}, {kv or 'as-shipped'} KV, {engine}")
+            words = _("{gpu}, {replica}, {weights}, {kv} KV, {engine}").format(
+                gpu=gpu, replica=replica_words(str(gpu), tp, p, per_node),
+                weights=weights_words(weights, expert), kv=kv or _("as-shipped"), engine=engine)
             said[config] = words
         out.append(words)
     return out
@@ -321,43 +327,53 @@ def _sentences(results: pd.DataFrame, status: np.ndarray, search: Search,
     searched: dict[tuple[object, ...], str] = {}  # each distinct sentence made once
     for i in range(len(names)):
         if status[i] == COMPARE:
-            out.append("The tutorial's own arithmetic, shown for comparison; not budgeted."
+            out.append(_("The tutorial's own arithmetic, shown for comparison; not budgeted.")
                        if methods[i] == "tutorial" else
-                       "Kept for comparison (role compare); not budgeted.")
+                       _("Kept for comparison (role compare); not budgeted."))
             continue
         if status[i] == NO_FIT:
-            out.append("Not budgeted: no configuration searched meets its targets "
-                       f"({bottlenecks[i]}).")
+            out.append(_("Not budgeted: no configuration searched meets its targets "
+                         "({bottleneck}).").format(bottleneck=bottlenecks[i]))
             continue
         if status[i] == NO_PRICE:
-            out.append("Not budgeted: the price book has no price for this GPU at this basis "
-                       "(no_price); add one with --prices or type gpu_hour_price.")
+            out.append(_("Not budgeted: the price book has no price for this GPU at this basis "
+                         "(no_price); add one with --prices or type gpu_hour_price."))
             continue
         ranked = competing.get(keys[i], [])
         best = next((j for j in ranked if status[j] == CHOSEN), None)
         if status[i] == OPTION and best is not None:
             extra = costs[i] - costs[best]
-            out.append(f"Not chosen: {_money(extra)}/month ({_share(extra, costs[best])}) more "
-                       f"than \"{names[best]}\", the cheapest option of workload "
-                       f"\"{workloads[i]}\" that meets its targets.")
+            out.append(_("Not chosen: {extra}/month ({share}) more than \"{best}\", the cheapest "
+                         "option of workload \"{workload}\" that meets its targets.").format(
+                extra=_money(extra), share=_share(extra, costs[best]), best=names[best],
+                workload=workloads[i]))
             continue
         parts = []
         if options.get(keys[i], 0) > 1:
-            parts.append(f"Chosen: the cheapest of {options[keys[i]]} options of workload "
-                         f"\"{workloads[i]}\" that meet their targets.")
+            parts.append(_("Chosen: the cheapest of {n} options of workload \"{workload}\" that "
+                           "meet their targets.").format(n=options[keys[i]],
+                                                        workload=workloads[i]))
             rival = next((j for j in ranked if j != i), None)
             if rival is not None:
                 extra = costs[rival] - costs[i]
-                parts.append(f"The next, \"{names[rival]}\", costs {_money(extra)}/month "
-                             f"({_share(extra, costs[i])}) more.")
+                parts.append(_("The next, \"{rival}\", costs {extra}/month ({share}) more.")
+                             .format(rival=names[rival], extra=_money(extra),
+                                     share=_share(extra, costs[i])))
         facts = (int(search.evaluated[i]), search.searched[i], float(runner_cost[i]), costs[i],
                  options.get(keys[i], 0) > 1)
         sentence = searched.get(facts)
         if sentence is None:
             sentence = searched[facts] = _searched_sentence(*facts)
         parts.append(sentence)
-        out.append(" ".join(p for p in parts if p) or "Budgeted as given.")
+        out.append(" ".join(p for p in parts if p) or _("Budgeted as given."))
     return out
+
+
+def decision_sentences(results: pd.DataFrame, search: Search) -> list[str]:
+    """Each row's ``decision`` in the active language (the results hold them in English, as
+    :func:`decide` wrote them)."""
+    return _sentences(results, results["status"].to_numpy(dtype=object), search,
+                      results["runner_up_monthly_cost"].to_numpy(dtype=float))
 
 
 def _searched_sentence(evaluated: int, columns: tuple[str, ...], runner_cost: float,
@@ -365,15 +381,19 @@ def _searched_sentence(evaluated: int, columns: tuple[str, ...], runner_cost: fl
     if evaluated <= 1:
         return ""
     searched = ", ".join(columns)
-    tail = ""
-    if np.isfinite(runner_cost):
+    if not np.isfinite(runner_cost):
+        tail = ""
+    elif round(runner_cost - cost, 2) > 0:
         margin = runner_cost - cost
-        tail = (f"; the runner-up costs {_money(margin)}/month ({_share(margin, cost)}) more"
-                if round(margin, 2) > 0 else
-                "; the runner-up costs the same, and this one wins the tie (no more GPUs, "
-                "pipeline stages or time per token)")
-    within = " within the row" if several_rows else ""
-    return f"Cheapest of {evaluated} configurations searched ({searched}){within}{tail}."
+        tail = _("; the runner-up costs {margin}/month ({share}) more").format(
+            margin=_money(margin), share=_share(margin, cost))
+    else:
+        tail = _("; the runner-up costs the same, and this one wins the tie (no more GPUs, "
+                 "pipeline stages or time per token)")
+    sentence = (_("Cheapest of {n} configurations searched ({searched}) within the row{tail}.")
+                if several_rows else
+                _("Cheapest of {n} configurations searched ({searched}){tail}."))
+    return sentence.format(n=evaluated, searched=searched, tail=tail)
 
 
 def as_typed(scenarios: pd.DataFrame, specs: pd.DataFrame, best: pd.DataFrame) -> pd.DataFrame:

@@ -9,6 +9,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from reportgen.i18n import usd
+
 
 @dataclass(frozen=True)
 class Format:
@@ -91,8 +93,9 @@ FORMATS: dict[str, Format] = {
 
 
 def excel_format(unit: str) -> str:
-    """The workbook number format for a unit."""
-    return FORMATS[unit].excel
+    """The workbook number format for a unit (money with the active language's dollar sign)."""
+    fmt = FORMATS[unit]
+    return fmt.excel.replace('"$"', f'"{usd()}"') if fmt.currency else fmt.excel
 
 
 def format_value(value: object, unit: str, *, with_unit: bool = False) -> str:
@@ -109,5 +112,6 @@ def format_value(value: object, unit: str, *, with_unit: bool = False) -> str:
         return f"{number:.2e}"
     text = f"{number:,.{fmt.decimals}f}"
     if fmt.currency:
-        return ("-$" + text[1:]) if text.startswith("-") else "$" + text
+        sign = usd()
+        return ("-" + sign + text[1:]) if text.startswith("-") else sign + text
     return text + (fmt.suffix if with_unit else "")

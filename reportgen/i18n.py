@@ -13,6 +13,7 @@ Numbers and dates follow the language too (:func:`locale_name` for Babel's forma
 from __future__ import annotations
 
 import contextlib
+import datetime as dt
 import functools
 import gettext
 import io
@@ -88,3 +89,23 @@ def current() -> str:
 def locale_name() -> str:
     """The active language as a Babel locale name (en, zh_CN)."""
     return LANGUAGES[_tag.get()]
+
+
+# How each language writes US dollars (CLDR's symbol for USD in the language's locale: in
+# Chinese "$" alone could be any dollar).
+_USD = {"en": "$", "zh-CN": "US$"}
+
+
+def usd() -> str:
+    """The US-dollar sign of the active language."""
+    return _USD[_tag.get()]
+
+
+def long_date(day: dt.date) -> str:
+    """A date as the active language writes it in a document (English: ISO 8601, the form the
+    workbook and file names use; Chinese: 2026年12月4日)."""
+    if _tag.get() == DEFAULT:
+        return day.isoformat()
+    from babel.dates import format_date
+
+    return str(format_date(day, format="long", locale=locale_name()))

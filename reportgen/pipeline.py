@@ -26,7 +26,7 @@ from reportgen.errors import InputError, OutputOverInputError
 from reportgen.inputfiles import InputFile, find_overwritten_input
 from reportgen.levers import with_levers
 from reportgen.outputs import staged_outputs
-from reportgen.plan import Plan, Provenance
+from reportgen.plan import DEFAULT_TITLE, Plan, Provenance
 from reportgen.readers import read_table
 from reportgen.search import concrete, search
 from reportgen.simulate.plan_latency import with_latency
@@ -175,7 +175,7 @@ def make_plan(checked: ValidatedInput, input_name: str, title: str = "",
 
         calibration = mark_used(calibration, results)
     provenance = Provenance(
-        title=title or "GPU capacity and budget plan",
+        title=title or DEFAULT_TITLE,
         input_name=input_name,
         input_sha256=checked.sha256,
         generated=generated or dt.date.today(),

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from reportgen.engine import Tables
+from reportgen.i18n import N_, _
 from reportgen.search import Search
 
 if TYPE_CHECKING:
@@ -20,6 +21,9 @@ if TYPE_CHECKING:
     from reportgen.calibration.user_rows import UserCalibration
     from reportgen.finance.prices import PriceBook
     from reportgen.simulate.plan_latency import LatencyUnderLoad
+
+
+DEFAULT_TITLE = N_("GPU capacity and budget plan")  # when the build is given no --title
 
 
 @dataclass(frozen=True)
@@ -35,6 +39,10 @@ class Provenance:
     # and efficiency tables): recomputable from an output, so edits are detected (digest.py).
     inputs_digest: str = ""
     reference_digest: str = ""
+
+    def shown_title(self) -> str:
+        """The title as a reader sees it: the default title in the active language."""
+        return _(self.title) if self.title == DEFAULT_TITLE else self.title
 
 
 @dataclass(frozen=True)

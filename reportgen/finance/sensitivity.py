@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from reportgen.engine import estimate
+from reportgen.i18n import N_
 from reportgen.plan import Plan
 
 COLUMNS: tuple[str, ...] = ("factor", "low_label", "high_label", "low_cost", "high_cost",
@@ -70,15 +71,18 @@ def tornado(plan: Plan) -> pd.DataFrame:
     """The swing of the budgeted monthly cost per input, widest first."""
     counted = plan.results["counted"].to_numpy(dtype=float) == 1
     base = float(plan.results.loc[counted, "monthly_cost"].sum())
+    # Factors and labels are English keys (ask.PLAIN_FACTORS, sensitivity_sheet._LIVE), marked
+    # for translation where they are shown.
     rows = [
-        ("peak and average request rate", "−25 %", "+25 %",
+        (N_("peak and average request rate"), N_("−25 %"), N_("+25 %"),
          _total(plan, _scaled(("peak_qps", "avg_qps"), 0.75)),
          _total(plan, _scaled(("peak_qps", "avg_qps"), 1.25))),
-        ("output length", "−25 %", "+25 %", _total(plan, _output_scaled(0.75)),
+        (N_("output length"), N_("−25 %"), N_("+25 %"), _total(plan, _output_scaled(0.75)),
          _total(plan, _output_scaled(1.25))),
-        ("price", "−20 %", "+20 %", 0.8 * base, 1.2 * base),
-        ("safety factor", "1.2", "1.6", _total(plan, _safety(1.2)), _total(plan, _safety(1.6))),
-        ("efficiency (calibration band)", "p90 throughput", "p10 throughput",
+        (N_("price"), N_("−20 %"), N_("+20 %"), 0.8 * base, 1.2 * base),
+        (N_("safety factor"), "1.2", "1.6", _total(plan, _safety(1.2)),
+         _total(plan, _safety(1.6))),
+        (N_("efficiency (calibration band)"), N_("p90 throughput"), N_("p10 throughput"),
          float(plan.results.loc[counted, "monthly_cost_low"].sum()),
          float(plan.results.loc[counted, "monthly_cost_high"].sum())),
     ]

@@ -13,6 +13,7 @@ from __future__ import annotations
 import pandas as pd
 from openpyxl.worksheet.worksheet import Worksheet
 
+from reportgen.i18n import N_, _
 from reportgen.quantities import REGISTRY
 from reportgen.render.cells import (
     NOTE_FONT,
@@ -36,7 +37,7 @@ SUMS: tuple[str, ...] = (
     "redundancy_monthly_cost", "monthly_cost", "annual_cost",
 )
 FLAG = "counted"
-NOTE = (
+NOTE = N_(
     "Sums over Plan rows with counted = 1, per GPU and price basis; the total row equals the "
     "Summary's totals. Billed units are whole instances for node-hour prices, GPUs for "
     "GPU-hour prices."
@@ -76,15 +77,15 @@ def _match(layout: Layout, gpu_row: float, basis: str) -> str:
 def _support_rows(ws: Worksheet, total: int, results: pd.DataFrame) -> dict[str, CachedValue]:
     """Below the total: the support plan (the Summary's line) and the total with it."""
     expected = totals(results)
-    names = [name for name, _, _ in SUPPORT_LINES]
+    names = [name for name, _unit, _meaning in SUPPORT_LINES]
     support = f"{sheet_ref(SUMMARY)}$B${SUPPORT_FIRST_ROW + names.index('support_monthly_cost')}"
     cols = {name: letter(len(KEYS) + len(LABELS) + SUMS.index(name))
             for name in ("monthly_cost", "annual_cost")}
     lines = (
-        (total + 1, "Support plan", f"={support}", f"={support}*MONTHS_PER_YEAR",
+        (total + 1, _("Support plan"), f"={support}", f"={support}*MONTHS_PER_YEAR",
          expected["support_monthly_cost"],
          expected["support_monthly_cost"] * float(CONSTANTS["MONTHS_PER_YEAR"].value)),
-        (total + 2, "Total with support",
+        (total + 2, _("Total with support"),
          f"={cols['monthly_cost']}{total}+{cols['monthly_cost']}{total + 1}",
          f"={cols['annual_cost']}{total}+{cols['annual_cost']}{total + 1}",
          expected["total_monthly_cost"], expected["total_annual_cost"]),
@@ -110,12 +111,12 @@ def bom_total_cell(results: pd.DataFrame) -> str:
 def write_bom(ws: Worksheet, layout: Layout, results: pd.DataFrame) -> dict[str, CachedValue]:
     """The bill of materials as formulas over Plan; returns the cells' cached values."""
     columns = [*KEYS, *LABELS, *SUMS]
-    labelled_header(ws, columns, [REGISTRY[c].doc for c in columns])
+    labelled_header(ws, columns, [_(REGISTRY[c].doc) for c in columns])
     expected = bom_values(results)
     values: dict[str, CachedValue] = {}
     flag = layout.plan_range(FLAG)
     firsts = list(bom_keys(results).values())
-    for i, (_, row) in enumerate(expected.iterrows()):
+    for i, (_index, row) in enumerate(expected.iterrows()):
         r = FIRST_ROW + i
         for j, name in enumerate(KEYS, start=1):
             set_text(ws.cell(row=r, column=j), str(row[name]))
@@ -135,7 +136,7 @@ def write_bom(ws: Worksheet, layout: Layout, results: pd.DataFrame) -> dict[str,
             values[cell.coordinate] = float(row[name])
             cell.number_format = number_format(REGISTRY[name].unit) or "General"
     total = FIRST_ROW + len(expected)
-    set_text(ws.cell(row=total, column=1), "Total")
+    set_text(ws.cell(row=total, column=1), _("Total"))
     last = total - 1
     for j, name in enumerate(SUMS, start=len(KEYS) + len(LABELS) + 1):
         col = letter(j - 1)
@@ -144,7 +145,7 @@ def write_bom(ws: Worksheet, layout: Layout, results: pd.DataFrame) -> dict[str,
         values[cell.coordinate] = float(expected[name].sum())
         cell.number_format = number_format(REGISTRY[name].unit) or "General"
     values.update(_support_rows(ws, total, results))
-    set_text(ws.cell(row=total + 4, column=1), NOTE)
+    set_text(ws.cell(row=total + 4, column=1), _(NOTE))
     ws.cell(row=total + 4, column=1).font = NOTE_FONT
     ws.freeze_panes = f"C{FIRST_ROW}"
     set_widths(ws, [16, 14, 12, 14, 11, 12, 12, 12, *([13.0] * len(SUMS))])

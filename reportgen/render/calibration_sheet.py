@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from openpyxl.worksheet.worksheet import Worksheet
 
+from reportgen.i18n import _
 from reportgen.plan import Plan
 from reportgen.render.cells import (
     NOTE_FONT,
@@ -46,7 +47,7 @@ def write_calibration(ws: Worksheet, plan: Plan) -> None:
         return
     row = FIRST_ROW + len(plan.tables.efficiency) + 2
     ws.column_dimensions["A"].width = max(ws.column_dimensions["A"].width or 0, LABEL_WIDTH)
-    set_text(ws.cell(row=row, column=1), "Calibration on your load test")
+    set_text(ws.cell(row=row, column=1), _("Calibration on your load test"))
     ws.cell(row=row, column=1).font = TITLE_FONT
     set_text(ws.cell(row=row + 1, column=1), page.intro)
     row += 3

@@ -9,6 +9,7 @@ so the cell stays text when someone edits it.
 from __future__ import annotations
 
 import math
+import unicodedata
 from collections.abc import Sequence
 from typing import Any
 
@@ -133,12 +134,17 @@ def set_widths(ws: Worksheet, widths: Sequence[float]) -> None:
 LINE_HEIGHT_PT = 13.0
 
 
+def display_width(text: str) -> int:
+    """Characters ``text`` takes on screen: a wide (CJK) character takes two columns."""
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
 def wrap_across(ws: Worksheet, row: int, first: int, last: int, text: str, lines: int = 0) -> None:
     """Merge columns ``first``..``last`` (1-based) of ``row`` into one wrapped cell and make the
     row tall enough for ``text`` (or for ``lines`` lines), so a long sentence prints inside the
     sheet's columns instead of running past them."""
     width = sum(ws.column_dimensions[letter(c - 1)].width or 10.0 for c in range(first, last + 1))
-    needed = lines or max(1, math.ceil(len(text) * 1.1 / max(width, 1.0)))
+    needed = lines or max(1, math.ceil(display_width(text) * 1.1 / max(width, 1.0)))
     ws.merge_cells(start_row=row, start_column=first, end_row=row, end_column=last)
     ws.cell(row=row, column=first).alignment = WRAP
     if needed > 1:

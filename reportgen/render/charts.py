@@ -17,9 +17,13 @@ import io
 from dataclasses import dataclass
 from typing import Any, cast
 
+from reportgen.i18n import _, usd
+
 PRINT_DPI = 200  # a 6.7-inch chart is 1,340 pixels wide: sharp in print and on screen
 RC: dict[str, Any] = {
-    "font.family": "DejaVu Sans",
+    # DejaVu Sans draws Latin text; WenQuanYi Micro Hei (fonts-wqy-microhei) the glyphs it
+    # lacks, such as the axis labels of a Chinese build.
+    "font.family": ["DejaVu Sans", "WenQuanYi Micro Hei"],
     "font.size": 7.5,
     "axes.titlesize": 8,
     "axes.labelsize": 7.5,
@@ -153,7 +157,7 @@ def _draw_memory(spec: MemorySpec) -> Any:
     ax.set_ylim(-0.5, 0.5)
     ax.set_yticks([])
     ax.xaxis.set_major_locator(MaxNLocator(nbins=8, integer=True))
-    ax.set_xlabel("GiB per GPU", labelpad=1)
+    ax.set_xlabel(_("GiB per GPU"), labelpad=1)
     ax.grid(axis="y", visible=False)
     ax.spines["left"].set_visible(False)
     return fig
@@ -184,15 +188,15 @@ def _draw_batch(spec: BatchSpec) -> Any:
     if spec.ceiling is not None:
         left.axhline(spec.ceiling, color=COLOURS["tutorial"], linestyle="--", linewidth=1.0)
     _y_axis(left)
-    left.set_ylabel("output tokens/s per GPU")
+    left.set_ylabel(_("output tokens/s per GPU"))
 
     right.plot(spec.batches, spec.tpot_ms, color=COLOURS["latency"])
     right.plot([spec.chosen], [spec.chosen_tpot], "o", color=COLOURS["limit"], markersize=5)
     if spec.slo is not None:
         right.axhline(spec.slo, color=COLOURS["limit"], linestyle="--", linewidth=1.1)
     _y_axis(right)
-    right.set_ylabel("ms per output token")
-    fig.supxlabel("batch: sequences per instance (log scale)", fontsize=7.5, y=0.0,
+    right.set_ylabel(_("ms per output token"))
+    fig.supxlabel(_("batch: sequences per instance (log scale)"), fontsize=7.5, y=0.0,
                   va="bottom")
     return fig
 
@@ -211,8 +215,8 @@ def _draw_gain(spec: GainSpec) -> Any:
     ax.plot(spec.batches, spec.tutorial, color=COLOURS["tutorial"], linestyle="--")
     ax.axvline(spec.chosen, color=COLOURS["limit"], linewidth=0.9, linestyle=":")
     _y_axis(ax)
-    ax.set_xlabel("batch: sequences per instance (log scale)", labelpad=1)
-    ax.set_ylabel("× throughput at batch 1")
+    ax.set_xlabel(_("batch: sequences per instance (log scale)"), labelpad=1)
+    ax.set_ylabel(_("× throughput at batch 1"))
     return fig
 
 
@@ -261,8 +265,8 @@ def _draw_agreement(spec: AgreementSpec) -> Any:
         ax.set_xlim(low, high)
         ax.set_ylim(low, high)
         _log_ticks(ax, low, high)
-        ax.set_xlabel(f"measured {label}", labelpad=1)
-        ax.set_ylabel(f"predicted {label}", labelpad=1)
+        ax.set_xlabel(_("measured {label}").format(label=label), labelpad=1)
+        ax.set_ylabel(_("predicted {label}").format(label=label), labelpad=1)
     return fig
 
 
@@ -301,7 +305,7 @@ def _draw_costs(spec: CostSpec) -> Any:
         heights = [spec.costs[g][t] for g in range(len(spec.gpus))]
         shown = [(x, h) for x, h in zip(xs, heights, strict=True) if not math.isnan(h)]
         if shown:
-            ax.bar([x for x, _ in shown], [min(h, top) for _, h in shown], width=width * 0.92,
+            ax.bar([x for x, _h in shown], [min(h, top) for _x, h in shown], width=width * 0.92,
                    color=TP_COLOURS[t % len(TP_COLOURS)], linewidth=0)
             cut = [x for x, h in shown if h > top]
             if cut:  # bars taller than the axis: cut, and marked as cut
@@ -316,7 +320,7 @@ def _draw_costs(spec: CostSpec) -> Any:
     _y_axis(ax)
     if spec.clip is not None:
         ax.set_ylim(0, spec.clip * 1.04)
-    ax.set_ylabel("USD / month")
+    ax.set_ylabel(_("USD / month"))
     return fig
 
 
@@ -356,7 +360,7 @@ def _draw_waterfall(spec: WaterfallSpec) -> Any:
     top = max(highest, spec.values[-1]) * 1.08
     ax.set_ylim(0, top)
     ax.yaxis.set_major_locator(MaxNLocator(nbins=5))
-    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _pos: f"${v:,.0f}"))
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{usd()}{v:,.0f}"))
     ax.grid(axis="x", visible=False)
     return fig
 

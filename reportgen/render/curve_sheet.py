@@ -15,6 +15,7 @@ from openpyxl.worksheet.datavalidation import DataValidation
 from openpyxl.worksheet.worksheet import Worksheet
 
 from reportgen.engine import Tables, estimate
+from reportgen.i18n import N_, _
 from reportgen.render.cells import (
     HEADER_FONT,
     INPUT_FILL,
@@ -42,10 +43,11 @@ SELECTED = "$B$2"
 HEADER = 5
 FIRST = HEADER + 1
 EXTRA = (
-    ("roofline_gain", "×", "Throughput at this batch ÷ throughput at batch 1 (the roofline)."),
-    (SLO, "ms", "TPOT target of the selected scenario (no value when it has none)."),
+    ("roofline_gain", "×",
+     N_("Throughput at this batch ÷ throughput at batch 1 (the roofline).")),
+    (SLO, "ms", N_("TPOT target of the selected scenario (no value when it has none).")),
 )
-NOTE = (
+NOTE = N_(
     "Pick a scenario in B2. Each row pins the batch and recomputes every quantity that depends "
     "on it; all other inputs come from the scenario's Plan row. The Plan's own operating batch "
     "is the batch column there."
@@ -67,24 +69,24 @@ def write_curve(
     chain = downstream_chain(PINNED, LAST)
     names = [PINNED, *(q.name for q in chain), *(e[0] for e in EXTRA)]
     cols = {name: letter(i) for i, name in enumerate(names)}
-    set_text(ws["A1"], "Batch curve")
+    set_text(ws["A1"], _("Batch curve"))
     ws["A1"].font = TITLE_FONT
-    set_text(ws["A2"], "Scenario")
+    set_text(ws["A2"], _("Scenario"))
     ws["A2"].font = HEADER_FONT
     selected = ws[SELECTED.replace("$", "")]
     set_text(selected, str(scenarios["scenario"].iloc[row]))
     selected.fill = INPUT_FILL
     dv = DataValidation(type="list", formula1=layout.plan_range("scenario"), allow_blank=False)
     dv.showErrorMessage = True
-    dv.errorTitle = "Unknown scenario"
-    dv.error = "Pick a scenario of the Plan sheet from the list."
+    dv.errorTitle = _("Unknown scenario")[:32]  # Excel's limits: 32 characters, 255
+    dv.error = _("Pick a scenario of the Plan sheet from the list.")[:255]
     dv.add(selected.coordinate)
     ws.add_data_validation(dv)
-    set_text(ws["A3"], NOTE)
+    set_text(ws["A3"], _(NOTE))
     ws["A3"].font = NOTE_FONT
 
-    notes = ["[sequences] Batch pinned on this row.", *(quantity_note(q) for q in chain)]
-    notes += [f"[{unit}] {doc}" for _, unit, doc in EXTRA]
+    notes = ["[sequences] " + _("Batch pinned on this row."), *(quantity_note(q) for q in chain)]
+    notes += [f"[{unit}] {_(doc)}" for _name, unit, doc in EXTRA]
     header_row(ws, HEADER, names, notes)
 
     expected = curve_values(scenarios, tables, BATCHES, row)
@@ -123,9 +125,9 @@ def _chart(ws: Worksheet, cols: dict[str, str], last: int) -> None:
         return list(cols).index(name) + 1
 
     throughput = LineChart()
-    throughput.title = "Throughput and TPOT vs batch"
-    throughput.x_axis.title = "batch (sequences)"
-    throughput.y_axis.title = "output tokens/s per GPU"
+    throughput.title = _("Throughput and TPOT vs batch")
+    throughput.x_axis.title = _("batch (sequences)")
+    throughput.y_axis.title = _("output tokens/s per GPU")
     throughput.add_data(
         Reference(ws, min_col=column(THROUGHPUT), min_row=HEADER, max_row=last),
         titles_from_data=True,

@@ -12,6 +12,7 @@ from openpyxl.worksheet.datavalidation import DataValidation
 from openpyxl.worksheet.worksheet import Worksheet
 
 from reportgen import schema
+from reportgen.i18n import N_, _
 from reportgen.render.cells import (
     FIXED_FILL,
     INPUT_FILL,
@@ -38,22 +39,89 @@ from reportgen.units import CONSTANTS
 from reportgen.validate import MIN_POSITIVE
 
 _TABLE_WIDTH_CAP = 40.0
+# Excel's limits on a data validation's texts (longer ones make Excel repair the file).
+TITLE_MAX = 32
+MESSAGE_MAX = 255
+
+# How schema.COLUMNS reads a blank cell, in words (Column.default): translated where shown. A
+# default not listed here (a number, a machine name, a constant) shows as it is.
+DEFAULT_WORDS: frozenset[str] = frozenset({
+    N_("auto: the cheapest"),
+    N_("1 (more only when nothing fits)"),
+    N_("as shipped (the checkpoint's own precision)"),
+    N_("as shipped (the checkpoint's activation precision)"),
+    N_("no target"),
+    N_("1 (Poisson)"),
+    N_("simulated when a percentile target is given"),
+    N_("the price book's price at --price-basis (reportgen/data/prices.csv)"),
+    N_("2 for plan rows, 1 for compare rows"),
+    N_("calibrated for the GPU family and precision"),
+    N_("catalog"),
+    N_("catalog (= params_b for dense)"),
+    N_("the scenario name"),
+    N_("plan (compare for tutorial-method rows)"),
+})
+
+
+def _default_words(col: schema.Column) -> str:
+    return _(col.default) if col.default in DEFAULT_WORDS else col.default
+
+
+def _allowed(col: schema.Column) -> str:
+    """The allowed values in words, in the reader's language (schema.Column.allowed in
+    English)."""
+    if col.searchable:
+        if col.choices:
+            return _("one of {choices}, {auto}, or a list such as {example}").format(
+                choices=", ".join(col.choices), auto=schema.AUTO, example=col.example())
+        return _("a catalog name, {auto}, or a list such as {example}").format(
+            auto=schema.AUTO, example=col.example())
+    if col.choices:
+        return _("one of {choices}").format(choices=", ".join(col.choices))
+    if col.type == "text":
+        return _("text")
+    sign = ">" if col.above_minimum else "≥"
+    low = "" if col.minimum is None else f"{sign} {schema._number(col.minimum)}"
+    high = "" if col.maximum is None else f"≤ {schema._number(col.maximum)}"
+    if low and high:
+        words = (_("a whole number {low} and {high}") if col.integer
+                 else _("a number {low} and {high}"))
+        return words.format(low=low, high=high)
+    if low or high:
+        words = _("a whole number {bound}") if col.integer else _("a number {bound}")
+        return words.format(bound=low or high)
+    return _("a whole number") if col.integer else _("a number")
 
 
 def _column_note(col: schema.Column) -> str:
     unit = f"[{col.unit}] " if col.unit else ""
-    blank = f" Blank: {col.default}." if col.default and not col.required else ""
-    return f"{unit}{col.help} Allowed: {col.allowed()}.{blank}"
+    if col.default and not col.required:
+        note = _("{help} Allowed: {allowed}. Blank: {default}.").format(
+            help=_(col.help), allowed=_allowed(col), default=_default_words(col))
+    else:
+        note = _("{help} Allowed: {allowed}.").format(help=_(col.help), allowed=_allowed(col))
+    return unit + note
+
+
+def _title(text: str, fallback: str) -> str:
+    """A data validation's title, or ``fallback`` where Excel's 32 characters are too few."""
+    return text if len(text) <= TITLE_MAX else fallback[:TITLE_MAX]
+
+
+def _message(text: str) -> str:
+    """A data validation's message, cut to Excel's 255 characters."""
+    return text if len(text) <= MESSAGE_MAX else text[: MESSAGE_MAX - 1] + "…"
 
 
 def _list_validation(source: str, what: str) -> DataValidation:
     dv = DataValidation(type="list", formula1=source, allow_blank=True)
     dv.showErrorMessage = True
-    dv.errorTitle = f"Unknown {what}"
-    dv.error = f"Pick a {what} from the list (the dropdown arrow on the cell)."
+    dv.errorTitle = _title(_("Unknown {name}").format(name=what), _("Unknown value"))
+    dv.error = _("Pick a {name} from the list (the dropdown arrow on the cell).").format(
+        name=what)
     dv.showInputMessage = True
-    dv.promptTitle = what
-    dv.prompt = f"Choose a {what}; blank uses the default."
+    dv.promptTitle = what[:TITLE_MAX]
+    dv.prompt = _message(_("Choose a {name}; blank uses the default.").format(name=what))
     return dv
 
 
@@ -76,8 +144,9 @@ def _bounds_validation(col: schema.Column) -> DataValidation | None:
         allow_blank=True,
     )
     dv.showErrorMessage = True
-    dv.errorTitle = f"{col.name} out of range"
-    dv.error = f"{col.name}: {col.allowed()} (blank for the default)."
+    dv.errorTitle = _title(_("{name} out of range").format(name=col.name), _("Out of range"))
+    dv.error = _("{name}: {allowed} (blank for the default).").format(name=col.name,
+                                                                       allowed=_allowed(col))
     return dv
 
 
@@ -94,8 +163,11 @@ def _validations(col: schema.Column, layout: Layout) -> DataValidation | None:
     if dv is not None and col.searchable:
         # auto and lists (a|b) are searched when the file is built: warn, don't refuse
         dv.errorStyle = "warning"
-        dv.error += (f" {schema.AUTO} or a list such as {col.example()} is searched when "
-                     "reportgen builds the workbook; the sheet itself plans one value.")
+        dv.error = _("{error} {auto} or a list such as {example} is searched when reportgen "
+                     "builds the workbook; the sheet itself plans one value.").format(
+            error=dv.error, auto=schema.AUTO, example=col.example())
+    if dv is not None:
+        dv.error = _message(dv.error)
     return dv
 
 
@@ -106,7 +178,7 @@ def write_scenarios(ws: Worksheet, scenarios: pd.DataFrame, specs: pd.DataFrame,
     look editable."""
     columns = schema.COLUMNS
     labelled_header(ws, [c.name for c in columns], [_column_note(c) for c in columns])
-    for i, (_, row) in enumerate(scenarios.iterrows()):
+    for i, (_index, row) in enumerate(scenarios.iterrows()):
         r = FIRST_ROW + i
         for j, col in enumerate(columns, start=1):
             cell = ws.cell(row=r, column=j)
@@ -150,12 +222,15 @@ def write_assumptions(ws: Worksheet, wb: Workbook) -> None:
         set_text(ws.cell(row=r, column=4), c.source)
         set_text(ws.cell(row=r, column=5), c.date)
         set_text(ws.cell(row=r, column=6),
-                 c.doc if c.editable else f"{c.doc} A definition, not an assumption: leave it.")
+                 _(c.doc) if c.editable else
+                 _("{meaning} A definition, not an assumption: leave it.").format(
+                     meaning=_(c.doc)))
         if c.unit == "flag":  # a switch: 1 on, 0 off, nothing else
             switch = DataValidation(type="list", formula1='"0,1"', allow_blank=False)
             switch.showErrorMessage = True
-            switch.errorTitle = f"{c.name} is a switch"
-            switch.error = f"{c.name}: 1 (on) or 0 (off)."
+            switch.errorTitle = _title(_("{name} is a switch").format(name=c.name),
+                                       _("A switch"))
+            switch.error = _message(_("{name}: 1 (on) or 0 (off).").format(name=c.name))
             ws.add_data_validation(switch)
             switch.add(value.coordinate)
         check_defined_name(c.name)
@@ -173,7 +248,9 @@ def write_table(ws: Worksheet, frame: pd.DataFrame, index_name: str,
     Returns the formulas' cached values."""
     editable, derived = editable or {}, derived or {}
     names = [index_name, *(str(c) for c in frame.columns)]
-    notes = [editable.get(n, "") or (f"= {derived[n]} (a formula)" if n in derived else "")
+    # the editable notes are marked where they are defined (N_) and translated here
+    notes = [_(editable[n]) if editable.get(n) else
+             _("= {formula} (a formula)").format(formula=derived[n]) if n in derived else ""
              for n in names]
     labelled_header(ws, names, notes)
     cols = {n: letter(j) for j, n in enumerate(names)}

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from reportgen.i18n import _
 from reportgen.render.charts import _figure, _render
 
 # Okabe–Ito colours, one per line, in the order the legend lists them.
@@ -41,9 +42,9 @@ def _draw_load(spec: LoadCurveSpec) -> Any:
     ax.axvline(1.0, color="#D55E00", linewidth=0.9, linestyle=":")
     ax.set_yscale("log")
     ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:,.0f}"))
-    ax.set_xlabel("load per instance ÷ its capacity within the targets (1 = the knee)",
+    ax.set_xlabel(_("load per instance ÷ its capacity within the targets (1 = the knee)"),
                   labelpad=1)
-    ax.set_ylabel("P99 TTFT, ms (log)")
+    ax.set_ylabel(_("P99 TTFT, ms (log)"))
     return fig
 
 
@@ -63,8 +64,8 @@ def _draw_day(spec: DaySpec) -> Any:
     ax.set_xlim(0, 24)
     ax.set_xticks(range(0, 25, 3))
     ax.set_ylim(bottom=0)
-    ax.set_xlabel("hour of the day", labelpad=1)
-    ax.set_ylabel("instances")
+    ax.set_xlabel(_("hour of the day"), labelpad=1)
+    ax.set_ylabel(_("instances"))
     return fig
 
 

@@ -16,6 +16,7 @@ import pandas as pd
 from openpyxl.worksheet.worksheet import Worksheet
 
 from reportgen.engine import estimate
+from reportgen.i18n import N_, _
 from reportgen.levers import LEVER_INPUTS, TPOT_LOOSER
 from reportgen.plan import Plan
 from reportgen.render.cells import NOTE_FONT, number_format, set_formula, set_text, set_value
@@ -40,16 +41,17 @@ from reportgen.search import CONFIG
 
 MAX_LEVER_ROWS = 2_000
 SET_PREFIX = "set_"
+# The notes are English, translated where written.
 EXTRA: tuple[tuple[str, str], ...] = (
-    ("lever_of", "The Scenarios row (and Plan row) this lever changes."),
-    ("lever", "Which change."),
-    ("change", "The change in words."),
-    ("delta_gpus", "GPUs of this row minus the scenario's Plan row (blank when either does "
-                   "not meet its targets)."),
-    ("delta_monthly_cost", "Monthly cost of this row minus the scenario's Plan row (blank when "
-                           "either does not meet its targets)."),
+    ("lever_of", N_("The Scenarios row (and Plan row) this lever changes.")),
+    ("lever", N_("Which change.")),
+    ("change", N_("The change in words.")),
+    ("delta_gpus", N_("GPUs of this row minus the scenario's Plan row (blank when either does "
+                      "not meet its targets).")),
+    ("delta_monthly_cost", N_("Monthly cost of this row minus the scenario's Plan row (blank "
+                              "when either does not meet its targets).")),
 )
-NOTE = (
+NOTE = N_(
     "Each row plans one scenario with one change (the lever) and the configuration the search "
     "found best with it; formulas are live, so the deltas follow edits on Scenarios."
 )
@@ -68,7 +70,7 @@ def columns(layout: Layout) -> dict[str, str]:
     """Column letters of the planned inputs, the set inputs and the lever columns."""
     cols = {PLANNED_PREFIX + c: layout.plan_cols[PLANNED_PREFIX + c] for c in CONFIG}
     after = max(column_index(col) for col in cols.values()) + 1
-    names = [*(SET_PREFIX + c for c in LEVER_INPUTS), *(name for name, _ in EXTRA)]
+    names = [*(SET_PREFIX + c for c in LEVER_INPUTS), *(name for name, _note in EXTRA)]
     cols.update({name: letter(after + k) for k, name in enumerate(names)})
     return cols
 
@@ -100,15 +102,18 @@ def write_levers(ws: Worksheet, layout: Layout, plan: Plan,
                  levers: pd.DataFrame) -> dict[str, CachedValue]:
     """The lever rows; returns the formulas' cached values."""
     cols = columns(layout)
-    extra = {cols[PLANNED_PREFIX + c]: (PLANNED_PREFIX + c, f"The {c} this lever plans.")
+    extra = {cols[PLANNED_PREFIX + c]: (PLANNED_PREFIX + c,
+                                        _("The {input} this lever plans.").format(input=c))
              for c in CONFIG}
-    extra.update({cols[SET_PREFIX + c]: (SET_PREFIX + c, f"The {c} the lever sets (blank: "
-                                         "the scenario's own).") for c in LEVER_INPUTS})
-    extra.update({cols[name]: (name, note) for name, note in EXTRA})
+    extra.update({cols[SET_PREFIX + c]: (
+        SET_PREFIX + c,
+        _("The {input} the lever sets (blank: the scenario's own).").format(input=c))
+        for c in LEVER_INPUTS})
+    extra.update({cols[name]: (name, _(note)) for name, note in EXTRA})
     variant_header(ws, layout, extra)
     values: dict[str, CachedValue] = {}
     if levers.empty:
-        set_text(ws.cell(row=FIRST_ROW, column=1), "No plan row has a lever that applies.")
+        set_text(ws.cell(row=FIRST_ROW, column=1), _("No plan row has a lever that applies."))
         ws.cell(row=FIRST_ROW, column=1).font = NOTE_FONT
         return values
     planned = inputs(plan, levers)
@@ -149,7 +154,7 @@ def write_levers(ws: Worksheet, layout: Layout, plan: Plan,
             values[cell.coordinate] = "" if np.isnan(expected) else expected
             cell.number_format = number_format(unit) or "General"
     note_row = FIRST_ROW + len(levers) + 1
-    set_text(ws.cell(row=note_row, column=1), NOTE)
+    set_text(ws.cell(row=note_row, column=1), _(NOTE))
     ws.cell(row=note_row, column=1).font = NOTE_FONT
     ws.freeze_panes = FREEZE
     collapse_engineering_columns(ws, {q.name: letter(j) for j, q in enumerate(quantities(layout))})

@@ -23,6 +23,7 @@ from reportgen import schema
 from reportgen.choose import GUARDS as PLAN_GUARDS
 from reportgen.choose import compared
 from reportgen.engine import estimate
+from reportgen.i18n import N_, _
 from reportgen.plan import Plan
 from reportgen.render.cells import NOTE_FONT, set_formula, set_text, set_value
 from reportgen.render.layout import (
@@ -49,25 +50,26 @@ from reportgen.xlfuncs import xl_round
 # Each option's figures as the ranking compares them, never an error, so that an option whose
 # formulas fail (a scenario cleared or given a name no catalog row has) ranks last among its
 # scenario's options and cannot turn the other scenarios' ranks into errors.
+# The notes are English, translated where written (choose.GUARDS' notes come from choose.py).
 GUARDS: tuple[tuple[str, str, str], ...] = (
     ("ranked_ok", "IFERROR({in_plan_total}*{priced},0)",
-     "1 when the option meets its targets and has a price (0 where its formulas fail)."),
+     N_("1 when the option meets its targets and has a price (0 where its formulas fail).")),
     ("ranked_cost", "IFERROR(ROUND({monthly_cost},2),0)",
-     "[USD/month] The monthly cost (to cents) the ranking compares (0 where it fails)."),
+     N_("[USD/month] The monthly cost (to cents) the ranking compares (0 where it fails).")),
     *((name, template, note) for name, template, note in PLAN_GUARDS if name != "ranked_cost"),
 )
 MAX_OPTION_ROWS = 2_000  # fewer options per row when many rows search, so the sheet stays usable
 EXTRA: tuple[tuple[str, str], ...] = (
-    ("option_of", "The Scenarios row this option plans (and Plan row that may budget it)."),
-    ("preference", "0, or 1 for a pipeline-parallel option of a row whose pp is blank (planned "
-                   "only when nothing single-node meets the targets)."),
-    ("rank", "1 for the option the Plan row plans: meets every target first, then preference, "
-             "lower monthly cost (to the cent), fewer GPUs, fewer pipeline stages, lower TPOT, "
-             "the earlier option."),
-    ("knee_rps", "Blank on purpose: options are ranked on the closed form, as the search ranks "
-                 "them; a knee is simulated for one configuration and applies only on the Plan "
-                 "row that budgets it."),
-    *((name, note) for name, _, note in GUARDS),
+    ("option_of", N_("The Scenarios row this option plans (and Plan row that may budget it).")),
+    ("preference", N_("0, or 1 for a pipeline-parallel option of a row whose pp is blank "
+                      "(planned only when nothing single-node meets the targets).")),
+    ("rank", N_("1 for the option the Plan row plans: meets every target first, then "
+                "preference, lower monthly cost (to the cent), fewer GPUs, fewer pipeline "
+                "stages, lower TPOT, the earlier option.")),
+    ("knee_rps", N_("Blank on purpose: options are ranked on the closed form, as the search "
+                    "ranks them; a knee is simulated for one configuration and applies only on "
+                    "the Plan row that budgets it.")),
+    *((name, note) for name, _template, note in GUARDS),
 )
 _EARLIER = "(ROW({option_of[]})<ROW({option_of}))"
 _TPOT = f"(({{ranked_tpot[]}}<{{ranked_tpot}})+({{ranked_tpot[]}}={{ranked_tpot}})*{_EARLIER})"
@@ -88,7 +90,7 @@ _BEATS = (
 )
 # 1 + how many options of the same row beat this one (search.py's ranking, as a formula).
 RANK_XL = f"1+SUMPRODUCT(({{option_of[]}}={{option_of}})*{_BEATS})"
-NOTE = (
+NOTE = N_(
     "Each row plans one configuration of a scenario that searches (auto, a list, or a blank "
     "tp) with live formulas; rank 1 is what the scenario's Plan row budgets. Edit Scenarios or "
     "a price on the GPUs sheet (price_usd) and the ranks follow. Shown: the best {keep} options "
@@ -120,7 +122,7 @@ def extra_columns(layout: Layout) -> dict[str, str]:
     """Column letters of the planned inputs and the option columns on Options."""
     planned = {c: layout.plan_cols[PLANNED_PREFIX + c] for c in CONFIG}
     after = max(column_index(col) for col in planned.values()) + 1
-    extra = {name: letter(after + k) for k, (name, _) in enumerate(EXTRA)}
+    extra = {name: letter(after + k) for k, (name, _note) in enumerate(EXTRA)}
     return {**{PLANNED_PREFIX + c: col for c, col in planned.items()}, **extra}
 
 
@@ -147,13 +149,14 @@ def write_options(ws: Worksheet, layout: Layout, plan: Plan,
                   options: pd.DataFrame) -> dict[str, CachedValue]:
     """The option rows with their live ranks; returns the formulas' cached values."""
     cols = extra_columns(layout)
-    extra = {cols[PLANNED_PREFIX + c]: (PLANNED_PREFIX + c, f"The {c} this option plans.")
+    extra = {cols[PLANNED_PREFIX + c]: (PLANNED_PREFIX + c,
+                                        _("The {input} this option plans.").format(input=c))
              for c in CONFIG}
-    extra.update({cols[name]: (name, note) for name, note in EXTRA})
+    extra.update({cols[name]: (name, _(note)) for name, note in EXTRA})
     variant_header(ws, layout, extra)
     values: dict[str, CachedValue] = {}
     if options.empty:
-        set_text(ws.cell(row=FIRST_ROW, column=1), "No scenario searches its configuration.")
+        set_text(ws.cell(row=FIRST_ROW, column=1), _("No scenario searches its configuration."))
         ws.cell(row=FIRST_ROW, column=1).font = NOTE_FONT
         return values
     typed = plan.typed
@@ -176,7 +179,7 @@ def write_options(ws: Worksheet, layout: Layout, plan: Plan,
             set_value(ws[f"{own[c]}{r}"], planned[c][k])
         set_value(ws[f"{cols['option_of']}{r}"], source)
         set_value(ws[f"{cols['preference']}{r}"], int(option["preference"]))
-        for name, template, _ in GUARDS:
+        for name, template, _note in GUARDS:
             cell = ws[f"{cols[name]}{r}"]
             set_formula(cell, group_formula(template, group_cols, FIRST_ROW, last, r))
             values[cell.coordinate] = float(guarded[name].iloc[k])
@@ -185,7 +188,7 @@ def write_options(ws: Worksheet, layout: Layout, plan: Plan,
         values[cell.coordinate] = float(option["rank"])
     note_row = last + 2
     per_row = int(options.groupby("row").size().max())
-    set_text(ws.cell(row=note_row, column=1), NOTE.format(keep=per_row))
+    set_text(ws.cell(row=note_row, column=1), _(NOTE).format(keep=per_row))
     ws.cell(row=note_row, column=1).font = NOTE_FONT
     ws.freeze_panes = FREEZE
     collapse_engineering_columns(ws, {q.name: letter(j) for j, q in enumerate(quantities(layout))})

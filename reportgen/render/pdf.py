@@ -10,6 +10,7 @@ gives the same bytes: no dates in the PDF, no random identifier, charts as PNG w
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,7 @@ from urllib.parse import urlsplit
 from urllib.request import url2pathname
 
 import jinja2
+from markupsafe import Markup, escape
 from weasyprint import HTML
 from weasyprint.urls import FatalURLFetchingError, URLFetcher
 
@@ -50,6 +52,25 @@ def _qty(value: Any) -> str:
     raise TypeError(f"the qty filter formats Num values, not {type(value).__name__}")
 
 
+_URL = re.compile(r"https?://[^\s<>\"'()]+[^\s<>\"'().,;:]")
+
+
+def _links(text: Any) -> Markup:
+    """Jinja filter: ``text`` escaped, with every http(s) address a clickable link (a source a
+    reader can open from the PDF)."""
+    escaped = str(escape(str(text)))
+    return Markup(_URL.sub(lambda m: f'<a class="url" href="{m.group(0)}">{m.group(0)}</a>',
+                           escaped))
+
+
+def page_numbers() -> Markup:
+    """The CSS ``content`` of the page footer, "Page 2 of 55" in the active language."""
+    pieces = re.split(r"(\{page\}|\{pages\})", i18n._("Page {page} of {pages}"))
+    counters = {"{page}": "counter(page)", "{pages}": "counter(pages)"}
+    return Markup(" ".join(counters.get(p) or '"' + p.replace('"', "").replace("\\", "") + '"'
+                           for p in pieces if p))
+
+
 def environment(templates_dir: Path | None = None) -> jinja2.Environment:
     """The Jinja2 environment: autoescaped, strict about undefined names, templates folder only."""
     env = jinja2.Environment(
@@ -61,8 +82,10 @@ def environment(templates_dir: Path | None = None) -> jinja2.Environment:
     )
     env.filters["num"] = _num
     env.filters["qty"] = _qty
+    env.filters["links"] = _links
     env.globals["_"] = i18n._
     env.globals["ngettext"] = i18n.ngettext
+    env.globals["page_numbers"] = page_numbers
     return env
 
 

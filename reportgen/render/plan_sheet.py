@@ -21,6 +21,7 @@ from reportgen.choose import (
     WHY_XL,
     guards,
 )
+from reportgen.i18n import N_, _
 from reportgen.render.cells import labelled_header, set_formula, set_widths
 from reportgen.render.layout import (
     FIRST_ROW,
@@ -42,19 +43,21 @@ from reportgen.render.xlsx_cache import CachedValue
 from reportgen.search import CONFIG
 
 PLANNED: tuple[str, ...] = tuple(PLANNED_PREFIX + c for c in CONFIG)
+# Name, formula template and note (English, translated where written; choose.GUARDS' notes
+# come from choose.py).
 CHOICE: tuple[tuple[str, str, str], ...] = (
     *GUARDS,
-    ("counted", COUNTED_XL, "[flag] 1 when the totals count the row: a plan row that meets its "
-     "targets and is the cheapest of its workload (ties: fewer GPUs, fewer pipeline stages, "
-     "lower TPOT, earlier row)."),
-    ("chosen_cost", CHOSEN_COST_XL, "[USD/month] What the row adds to the totals: its monthly "
-     "cost when counted, else 0."),
-    ("status", STATUS_XL, "chosen (budgeted), option (another row of the workload is cheaper), "
-     "compare (shown for comparison), no fit, no price, or error (a formula of the row fails: "
-     "see Summary, Checks)."),
-    ("why", WHY_XL, "Why the row is or is not budgeted, in a few words."),
+    ("counted", COUNTED_XL, N_("[flag] 1 when the totals count the row: a plan row that meets "
+     "its targets and is the cheapest of its workload (ties: fewer GPUs, fewer pipeline "
+     "stages, lower TPOT, earlier row).")),
+    ("chosen_cost", CHOSEN_COST_XL, N_("[USD/month] What the row adds to the totals: its "
+     "monthly cost when counted, else 0.")),
+    ("status", STATUS_XL, N_("chosen (budgeted), option (another row of the workload is "
+     "cheaper), compare (shown for comparison), no fit, no price, or error (a formula of the "
+     "row fails: see Summary, Checks).")),
+    ("why", WHY_XL, N_("Why the row is or is not budgeted, in a few words.")),
 )
-EXTRA_COLUMNS: tuple[str, ...] = (*PLANNED, *(name for name, _, _ in CHOICE))
+EXTRA_COLUMNS: tuple[str, ...] = (*PLANNED, *(name for name, _template, _note in CHOICE))
 
 # Bottleneck kinds and the fill that marks them.
 BOTTLENECK_FILLS = {
@@ -98,9 +101,9 @@ def _conditional_formats(ws: Worksheet, layout: Layout) -> None:
 
 
 def _planned_note(column: str) -> str:
-    return (f"On rows that search {column}: the {column} of the row's best option on the "
-            f"Options sheet (rank 1), which the row's formulas read instead of Scenarios. "
-            f"Blank on rows that do not search it.")
+    return _("On rows that search {input}: the {input} of the row's best option on the "
+             "Options sheet (rank 1), which the row's formulas read instead of Scenarios. "
+             "Blank on rows that do not search it.").format(input=column)
 
 
 def write_plan(ws: Worksheet, layout: Layout, results: pd.DataFrame,
@@ -111,7 +114,7 @@ def write_plan(ws: Worksheet, layout: Layout, results: pd.DataFrame,
     the cells' cached values."""
     names = quantities(layout)
     notes = [quantity_note(q) for q in names]
-    notes += [_planned_note(c) for c in CONFIG] + [note for _, _, note in CHOICE]
+    notes += [_planned_note(c) for c in CONFIG] + [_(note) for _name, _xl, note in CHOICE]
     labelled_header(ws, [*(q.name for q in names), *EXTRA_COLUMNS], notes)
     values: dict[str, CachedValue] = {}
     guarded = guards(results, results["counted"])
@@ -126,7 +129,7 @@ def write_plan(ws: Worksheet, layout: Layout, results: pd.DataFrame,
             set_formula(cell, planned_formula(c, r))
             value = planned_inputs[c].iloc[i]
             values[cell.coordinate] = value if isinstance(value, str) else float(value)
-        for name, template, _ in CHOICE:
+        for name, template, _note in CHOICE:
             cell = ws[f"{layout.plan_cols[name]}{r}"]
             set_formula(cell, group_formula(template, layout.plan_cols, FIRST_ROW,
                                             layout.last_row, r))

@@ -16,6 +16,7 @@ from typing import Any
 import pandas as pd
 from openpyxl.worksheet.worksheet import Worksheet
 
+from reportgen.i18n import _
 from reportgen.quantities import REGISTRY, Quantity
 from reportgen.render.cells import labelled_header, number_format, set_formula
 from reportgen.render.layout import Layout, Resolver, letter, refs
@@ -62,9 +63,9 @@ def cached(value: Any, q: Quantity) -> CachedValue:
 
 
 def quantity_note(q: Quantity) -> str:
-    """Unit and meaning of a quantity, for header comments."""
+    """Unit and meaning of a quantity, for header comments, in the reader's language."""
     unit = f"[{q.unit}] " if q.unit and q.unit != "text" else ""
-    return unit + q.doc
+    return unit + (_(q.doc) if q.doc else "")
 
 
 def column_index(col: str) -> int:

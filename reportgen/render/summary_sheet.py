@@ -13,7 +13,7 @@ from openpyxl.worksheet.worksheet import Worksheet
 
 from reportgen.columns import unit_of
 from reportgen.finance.support import SUPPORTED_PROVIDER, support, support_formula
-from reportgen.i18n import _
+from reportgen.i18n import N_, _
 from reportgen.labels import label
 from reportgen.plan import Provenance
 from reportgen.quantities import REGISTRY
@@ -37,6 +37,9 @@ from reportgen.render.xlsx_cache import CachedValue
 from reportgen.units import CONSTANTS
 
 WIDTHS = (40.0, 18.0, 18.0, 22.0, 20.0, 14.0, 22.0)  # columns A-G, in characters
+# The cover's rows 2-7, as `reportgen review` reads them back (in any language).
+COVER_LABELS = (N_("Generated"), N_("reportgen version"), N_("Input file"), N_("Input SHA-256"),
+                N_("Inputs digest"), N_("Reference digest"))
 ROW_CM = 0.53  # height of a default row (15 points)
 TOTALS_HEADER_ROW = 10  # rows 2-7: the cover (provenance and digests)
 TOTALS_FIRST_ROW = TOTALS_HEADER_ROW + 1
@@ -47,11 +50,11 @@ TOTALS: tuple[str, ...] = (
 # Below the totals: the support plan on the spend with its provider, and the total with it.
 SUPPORT_LINES: tuple[tuple[str, str, str], ...] = (
     ("supported_spend", "USD/month",
-     f"Budgeted monthly cost priced with {SUPPORTED_PROVIDER}: what the support plan charges on."),
+     N_("Budgeted monthly cost priced with aws: what the support plan charges on.")),
     ("support_monthly_cost", "USD/month",
-     "Support plan on that spend (Assumptions: SUPPORT_* bands, INCLUDE_SUPPORT switch)."),
-    ("total_monthly_cost", "USD/month", "Monthly cost plus support: the plan's monthly total."),
-    ("total_annual_cost", "USD/year", "Total monthly cost × MONTHS_PER_YEAR."),
+     N_("Support plan on that spend (Assumptions: SUPPORT_* bands, INCLUDE_SUPPORT switch).")),
+    ("total_monthly_cost", "USD/month", N_("Monthly cost plus support: the plan's monthly total.")),
+    ("total_annual_cost", "USD/year", N_("Total monthly cost × MONTHS_PER_YEAR.")),
 )
 SUPPORT_FIRST_ROW = TOTALS_FIRST_ROW + len(TOTALS)
 PER_SCENARIO: tuple[str, ...] = (
@@ -68,10 +71,11 @@ SLOT = "chart_slot"
 CHART_COLUMNS = ("charted_scenario", CHARTED)
 
 STATUS_COUNTS = (
-    ("chosen", "budgeted"), ("option", "options not chosen"), ("compare", "for comparison"),
-    ("no fit", "not fitting"), ("no price", "without a price"), ("error", "with errors"),
+    ("chosen", N_("budgeted")), ("option", N_("options not chosen")),
+    ("compare", N_("for comparison")), ("no fit", N_("not fitting")),
+    ("no price", N_("without a price")), ("error", N_("with errors")),
 )
-TOTALS_NOTE = (
+TOTALS_NOTE = N_(
     "Sums of Plan columns over rows with counted = 1: per workload, the cheapest plan row that "
     "meets its targets. Comparison rows (role compare, the tutorial's method), other options "
     "of a workload, rows that do not fit and rows whose formulas fail are not counted; Checks "
@@ -114,18 +118,18 @@ def _per_scenario_formula(name: str, layout: Layout, plan_row: int) -> str:
 
 
 def _cover(ws: Worksheet, provenance: Provenance) -> None:
-    set_text(ws["A1"], provenance.title)
+    set_text(ws["A1"], provenance.shown_title())
     ws["A1"].font = TITLE_FONT
     rows = (
-        ("Generated", provenance.generated.isoformat()),
-        ("reportgen version", provenance.version),
-        ("Input file", provenance.input_name),
-        ("Input SHA-256", provenance.input_sha256),
-        ("Inputs digest", provenance.inputs_digest),
-        ("Reference digest", provenance.reference_digest),
+        (COVER_LABELS[0], provenance.generated.isoformat()),
+        (COVER_LABELS[1], provenance.version),
+        (COVER_LABELS[2], provenance.input_name),
+        (COVER_LABELS[3], provenance.input_sha256),
+        (COVER_LABELS[4], provenance.inputs_digest),
+        (COVER_LABELS[5], provenance.reference_digest),
     )
     for r, (name, value) in enumerate(rows, start=2):
-        set_text(ws.cell(row=r, column=1), name)
+        set_text(ws.cell(row=r, column=1), _(name))
         ws.cell(row=r, column=1).font = HEADER_FONT
         set_text(ws.cell(row=r, column=2), value)
 

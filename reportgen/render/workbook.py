@@ -112,7 +112,7 @@ def build_workbook(plan: Plan) -> tuple[Workbook, dict[str, dict[str, CachedValu
     for ws in wb.worksheets:
         set_print(ws)
     wb.active = 0
-    wb.properties.title = plan.provenance.title
+    wb.properties.title = plan.provenance.shown_title()
     wb.properties.creator = f"reportgen {plan.provenance.version}"
     wb.properties.lastModifiedBy = wb.properties.creator
     wb.calculation.fullCalcOnLoad = True

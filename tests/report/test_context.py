@@ -40,12 +40,19 @@ def test_totals_are_over_rows_in_the_plan(report: context.Report, sample_plan: P
     assert high.value == counted["gpus_high"].sum()
 
 
-def test_findings_are_three_or_four_sentences(report: context.Report) -> None:
-    findings = report.summary.findings
-    assert 3 <= len(findings) <= 4
-    assert findings[0].startswith("The biggest cost is")
-    assert any("does not fit" in f or "do not fit" in f for f in findings)
-    assert any("no latency target" in f for f in findings)
+def test_the_executive_page_asks_first_and_says_only_what_applies(
+        report: context.Report, sample_plan: Plan) -> None:
+    ask = report.ask
+    assert ask is not None
+    counted = sample_plan.results[sample_plan.results["counted"] == 1]
+    gpus = format_value(float(counted["gpus"].sum()), "GPUs")
+    assert ask.sentence.startswith("Approve ") and f"for {gpus} GPUs" in ask.sentence
+    assert len(ask.movers) == 3  # the largest swings, in plain words
+    assert all("_" not in bar.factor for bar in ask.movers)
+    assert any("set no latency target" in r for r in ask.risks)  # the sample has such a row
+    assert "not fit" in ask.left_out  # and one that does not fit
+    old = counted["price_status"].isin(["stale", "undated"])
+    assert any("re-quote" in r for r in ask.risks) == bool(old.any())  # said when it applies
 
 
 def test_one_section_per_scenario_and_one_comparison(

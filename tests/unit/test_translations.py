@@ -52,3 +52,22 @@ def test_a_translated_build_speaks_its_language(tag: str) -> None:
         assert label("monthly_cost") != "Monthly cost (USD)"
         assert i18n.current() == tag
     assert label("monthly_cost") == "Monthly cost (USD)"  # English again outside the block
+
+
+def test_decisions_rebuilt_in_the_reader_s_language_match_the_results_in_english() -> None:
+    """The Decisions page words each row's decision at render time (so a translated report
+    says it in its language); in English that is exactly the results' ``decision`` column."""
+    from reportgen.choose import decision_sentences
+    from tests.helpers import build_plan
+    from tests.scenarios import base_row
+
+    plan = build_plan([
+        base_row(scenario="a", gpu="H100|H200", workload="w"),
+        base_row(scenario="b", gpu="L40S", workload="w"),
+        base_row(scenario="c", method="tutorial"),
+    ])
+    assert decision_sentences(plan.results, plan.search) == plan.results["decision"].tolist()
+    for tag in TRANSLATED:
+        with i18n.language(tag):
+            translated = decision_sentences(plan.results, plan.search)
+        assert translated != plan.results["decision"].tolist()

@@ -128,12 +128,12 @@ def build(plan: Plan, progress: Callable[[str], None] | None = None) -> Report:
     demand = outlook(plan)
     tornado = sensitivity(plan)
     return Report(
-        title=p.title,
-        date=p.generated.isoformat(),
+        title=p.shown_title(),
+        date=i18n.long_date(p.generated),
         version=p.version,
         input_name=p.input_name,
         input_sha256=p.input_sha256,
-        summary=summary(plan, rows, matches),
+        summary=summary(plan, rows),
         decisions=made_decisions,
         scenarios=tuple(_section(plan, i, r, swept.get(i), len(rows), step)
                         for i, r in enumerate(rows)),

@@ -14,8 +14,9 @@ from reportgen.finance.support import Support
 from reportgen.i18n import N_, _, ngettext
 from reportgen.plan import Plan
 from reportgen.render.context.common import (
-    CALIBRATED,
     Row,
+    blank,
+    calibration_kind,
     calibration_of,
     fmt_value,
     hours,
@@ -67,7 +68,7 @@ def _ask_sentence(counted: Sequence[Row], monthly: float, annual: float) -> str:
 
 
 def _range_sentence(plan: Plan, counted: Sequence[Row], low: float, high: float) -> str:
-    yours = any(calibration_of(plan, str(r["efficiency_key"])) == CALIBRATED["load test"]
+    yours = any(calibration_kind(plan, str(r["efficiency_key"])) == "load test"
                 for r in counted)
     measured = (_("published measurements and your load test") if yours else
                 _("published measurements of similar hardware"))
@@ -139,8 +140,8 @@ def _risks(plan: Plan, counted: Sequence[Row], decisions: Decisions) -> tuple[st
         out.append(_("Providers differ, so part of a GPU choice is a provider's price: price "
                      "the GPUs from one provider before signing."))
     targetless = [quote(str(r["scenario"])) for r in counted
-                  if not isinstance(r.get("raw_tpot_slo_ms"), float | int)
-                  and not isinstance(r.get("raw_ttft_slo_ms"), float | int)]
+                  if blank(r.get("raw_tpot_slo_ms")) and blank(r.get("raw_ttft_slo_ms"))
+                  and blank(r.get("raw_tpot_p99_ms")) and blank(r.get("raw_ttft_p99_ms"))]
     if targetless:
         out.append(_("{names} set no latency target: users get whatever speed a full server "
                      "gives.").format(names=", ".join(targetless)))

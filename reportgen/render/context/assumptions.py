@@ -9,6 +9,7 @@ from typing import Any
 import pandas as pd
 
 from reportgen import schema
+from reportgen.i18n import N_, _
 from reportgen.plan import Plan
 from reportgen.render.context.common import Row, blank, cell, num, scalar, text_of
 from reportgen.render.context.models import Num, Table
@@ -18,12 +19,21 @@ _OVERRIDE_COLUMNS = (
     *schema.MODEL_OVERRIDES, *schema.GPU_OVERRIDES, "mfu_prefill", "mfu_decode", "mbu",
     "gpu_hour_price", "safety_factor",
 )
+# The efficiency table's "calibrated" values, in words (anything else is shown as it is).
+_CALIBRATED_WORDS = {"yes": N_("yes"), "no": N_("no"), "load test": N_("load test")}
 
 
 def _t(value: Any) -> Num:
     """A text cell ("—" when blank)."""
     text = text_of(value)
     return Num(text if text else "—", "text")
+
+
+def _calibrated(value: Any) -> Num:
+    """The efficiency row's "calibrated" cell in words."""
+    text = text_of(value)
+    words = _CALIBRATED_WORDS.get(text.lower())
+    return _t(_(words) if words else text)
 
 
 def _optional(frame: pd.DataFrame, index: str, column: str) -> Num:
@@ -39,12 +49,14 @@ def _used(rows: Sequence[Row], column: str) -> list[str]:
 def _constants() -> Table:
     return Table(
         "constants",
-        "Constants and defaults",
-        "Each is a named cell on the workbook's Assumptions sheet.",
-        ("Name", "Value", "Unit", "Meaning", "Source", "Date"),
+        _("Constants and defaults"),
+        _("Each is a named cell on the workbook's Assumptions sheet."),
+        (_("Name"), _("Value"), _("Unit"), _("Meaning"), _("Source"), _("Date")),
         tuple(
+            # a constant's meaning is in the catalog (reportgen.messages collects it)
             (Num(c.name, "text"), Num(scalar(c.value), c.unit), Num(c.unit, "text"),
-             Num(c.doc, "text"), Num(c.source, "text"), Num(c.date, "text"))
+             Num(_(c.doc) if c.doc else "", "text"), Num(c.source, "text"),
+             Num(c.date, "text"))
             for c in CONSTANTS.values()
         ),
         suffix=False,
@@ -59,10 +71,10 @@ def _gpus(plan: Plan, rows: Sequence[Row]) -> Table:
 
     return Table(
         "gpus",
-        "GPU specifications used",
-        "Dense tensor throughput; memory as the driver reports it.",
-        ("GPU", "Memory (GiB)", "Bandwidth (TB/s)", "BF16 (TFLOP/s)", "FP8 (TFLOP/s)",
-         "TDP (W)", "GPUs per node", "Source", "Date"),
+        _("GPU specifications used"),
+        _("Dense tensor throughput; memory as the driver reports it."),
+        ("GPU", _("Memory (GiB)"), _("Bandwidth (TB/s)"), "BF16 (TFLOP/s)", "FP8 (TFLOP/s)",
+         "TDP (W)", _("GPUs per node"), _("Source"), _("Date")),
         tuple(
             (Num(name, "text"), value(name, "memory_gib", "GiB"),
              value(name, "bandwidth_tbps", "TB/s"), value(name, "bf16_tflops", "TFLOP/s"),
@@ -83,10 +95,10 @@ def _models(plan: Plan, rows: Sequence[Row]) -> Table:
 
     return Table(
         "models",
-        "Model architectures used",
-        "From the model catalog (Hugging Face config.json values).",
-        ("Model", "Params (B)", "Active (B)", "Layers", "Heads", "KV heads", "Head dim",
-         "Source", "Date"),
+        _("Model architectures used"),
+        _("From the model catalog (Hugging Face config.json values)."),
+        (_("Model"), _("Params (B)"), _("Active (B)"), _("Layers"), _("Heads"), _("KV heads"),
+         _("Head dim"), _("Source"), _("Date")),
         tuple(
             (Num(name, "text"), value(name, "params_b", "B params"),
              value(name, "active_params_b", "B params"), value(name, "layers", "layers"),
@@ -111,16 +123,16 @@ def _efficiency(plan: Plan, rows: Sequence[Row]) -> Table:
 
     return Table(
         "efficiency",
-        "Efficiencies used",
-        "Per GPU family and compute precision; p10–p90 of measured ÷ predicted throughput give "
-        "the error band.",
-        ("Key", "MFU prefill", "MFU decode", "MBU", "Step (ms)", "p10 (×)", "p90 (×)",
-         "Calibrated", "Points", "Fit MdAPE", "Source", "Date"),
+        _("Efficiencies used"),
+        _("Per GPU family and compute precision; p10–p90 of measured ÷ predicted throughput "
+          "give the error band."),
+        (_("Key"), _("MFU prefill"), _("MFU decode"), "MBU", _("Step (ms)"), "p10 (×)", "p90 (×)",
+         _("Calibrated"), _("Points"), _("Fit MdAPE"), _("Source"), _("Date")),
         tuple(
             (Num(k, "text"), value(k, "mfu_prefill", "fraction"),
              value(k, "mfu_decode", "fraction"), value(k, "mbu", "fraction"),
              value(k, "step_overhead_ms", "ms"), value(k, "throughput_ratio_p10", "×"),
-             value(k, "throughput_ratio_p90", "×"), _t(e.loc[k, "calibrated"]),
+             value(k, "throughput_ratio_p90", "×"), _calibrated(e.loc[k, "calibrated"]),
              value(k, "n_measurements", "sequences"), mdape(k), _t(e.loc[k, "source"]),
              _t(e.loc[k, "date"]))
             for k in _used(rows, "efficiency_key")
@@ -137,27 +149,33 @@ def _prices(plan: Plan, rows: Sequence[Row]) -> Table:
             source = (_t(cell(g, str(r["gpu"]), "price_source")),
                       _t(cell(g, str(r["gpu"]), "price_date")))
         else:
-            source = (Num(f"given in the scenario file ({r['scenario']})", "text"),
-                      Num("—", "text"))
+            source = (Num(_("given in the scenario file ({scenario})").format(
+                scenario=r["scenario"]), "text"), Num("—", "text"))
         line = (Num(str(r["gpu"]), "text"), num(r, "gpu_hour_price"), *source)
         if line not in price_rows:
             price_rows.append(line)
     return Table(
         "prices",
-        "GPU prices",
-        "Per GPU-hour in USD (an instance's price ÷ its GPUs); costs are billed units (whole "
-        "instances for instance-hour prices, else GPUs) × price per unit × hours: see the "
-        "procurement page for each price's basis, region and unit.",
-        ("GPU", "Price per GPU-hour", "Source", "Date"),
+        _("GPU prices"),
+        _("Per GPU-hour in USD (an instance's price ÷ its GPUs); costs are billed units (whole "
+          "instances for instance-hour prices, else GPUs) × price per unit × hours: see the "
+          "procurement page for each price's basis, region and unit."),
+        ("GPU", _("Price per GPU-hour"), _("Source"), _("Date")),
         tuple(price_rows),
     )
+
+
+def _help(column: str) -> str:
+    """An input column's meaning (reportgen.messages collects it for the catalog)."""
+    text = schema.BY_NAME[column].help
+    return _(text) if text else ""
 
 
 def _overrides(rows: Sequence[Row]) -> Table | None:
     overrides = tuple(
         (Num(str(r["scenario"]), "text"), Num(col, "text"),
          Num(scalar(r[f"raw_{col}"]), schema.BY_NAME[col].unit or "text"),
-         Num(schema.BY_NAME[col].unit, "text"), Num(schema.BY_NAME[col].help, "text"))
+         Num(schema.BY_NAME[col].unit, "text"), Num(_help(col), "text"))
         for r in rows
         for col in _OVERRIDE_COLUMNS
         if not blank(r[f"raw_{col}"])
@@ -166,9 +184,9 @@ def _overrides(rows: Sequence[Row]) -> Table | None:
         return None
     return Table(
         "overrides",
-        "Values given in the scenario file instead of the catalog or defaults",
-        "Source: the input file named on the cover.",
-        ("Scenario", "Column", "Value", "Unit", "Meaning"),
+        _("Values given in the scenario file instead of the catalog or defaults"),
+        _("Source: the input file named on the cover."),
+        (_("Scenario"), _("Column"), _("Value"), _("Unit"), _("Meaning")),
         overrides,
     )
 

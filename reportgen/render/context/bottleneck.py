@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from reportgen.i18n import N_, _
 from reportgen.render.context.common import (
     UNLIMITED,
     Row,
@@ -25,15 +26,27 @@ from reportgen.render.context.common import (
 )
 from reportgen.render.context.models import Limit, Num
 
+# The words for a decode step's regime (the engine's code: "compute" or "bandwidth").
+REGIMES: dict[str, str] = {
+    "compute": N_("compute-bound"),
+    "bandwidth": N_("bandwidth-bound"),
+}
+
+
+def regime(row: Row) -> str:
+    """What bounds a decode step at the operating batch, in words ("bandwidth-bound")."""
+    code = str(row["decode_regime"])
+    return _(REGIMES[code]) if code in REGIMES else f"{code}-bound"
+
 
 def _next_limit(row: Row) -> tuple[str, float]:
     """The tightest batch limit other than memory: (what it is, value)."""
     candidates: list[tuple[str, float]] = []
     if as_float(row, "batch_limit_tpot") < UNLIMITED:
-        candidates.append(("the TPOT target", as_float(row, "batch_limit_tpot")))
+        candidates.append((_("the TPOT target"), as_float(row, "batch_limit_tpot")))
     if as_float(row, "batch_limit_ttft") < UNLIMITED:
-        candidates.append(("the TTFT target", as_float(row, "batch_limit_ttft")))
-    candidates.append(("the scheduler cap (max_batch)", as_float(row, "max_batch")))
+        candidates.append((_("the TTFT target"), as_float(row, "batch_limit_ttft")))
+    candidates.append((_("the scheduler cap (max_batch)"), as_float(row, "max_batch")))
     return min(candidates, key=lambda c: c[1])
 
 
@@ -41,14 +54,14 @@ def size_sentence(row: Row) -> str:
     """What sets the size of a scenario's fleet, in one sentence with its numbers (two when
     the knee of P99 targets sized it: the knee, then what limits each replica's batch)."""
     if str(row.get("fleet_bottleneck")) == "queueing":
-        knee = (
-            f"Queueing under the P99 targets sets the fleet of {quote(str(row['scenario']))}: "
-            f"simulated with random arrivals, one {replica(row)} replica meets them up to "
-            f"{fmt(row, 'knee_rps_per_instance')} (the knee), so the plan runs "
-            f"{fmt(row, 'instances')} instances for {fmt(row, 'peak_qps')} with the safety "
-            "factor. Inside each replica: "
-        )
-        return knee + _batch_sentence(row)
+        return _(
+            "Queueing under the P99 targets sets the fleet of {name}: simulated with random "
+            "arrivals, one {replica} replica meets them up to {knee} (the knee), so the plan runs "
+            "{instances} instances for {peak} with the safety factor. Inside each replica: "
+            "{batch}"
+        ).format(name=quote(str(row["scenario"])), replica=replica(row),
+                 knee=fmt(row, "knee_rps_per_instance"), instances=fmt(row, "instances"),
+                 peak=fmt(row, "peak_qps"), batch=_batch_sentence(row))
     return _batch_sentence(row)
 
 
@@ -58,43 +71,43 @@ def _batch_sentence(row: Row) -> str:
     code = str(row["bottleneck"])
     if code == "kv_memory":
         label, value = _next_limit(row)
-        return (
-            f"Memory, not compute, sets the size of {name}: each {replica(row)} replica holds "
-            f"{b_mem} sequences in its KV cache, while {label} would allow "
-            f"{fmt_value(value, 'sequences')}."
-        )
+        return _(
+            "Memory, not compute, sets the size of {name}: each {replica} replica holds {b_mem} "
+            "sequences in its KV cache, while {limit} would allow {allowed}."
+        ).format(name=name, replica=replica(row), b_mem=b_mem, limit=label,
+                 allowed=fmt_value(value, "sequences"))
     if code in ("tpot_slo", "ttft_slo"):
         target = "TPOT" if code == "tpot_slo" else "TTFT"
         slo = fmt_value(scalar(row[f"raw_{target.lower()}_slo_ms"]), "ms")
-        return (
-            f"The {target} target ({slo}), not memory, sets the size of {name}: each "
-            f"{replica(row)} replica runs {fmt(row, 'batch')} sequences to meet it, while its KV "
-            f"cache would hold {b_mem}."
-        )
+        return _(
+            "The {target} target ({slo}), not memory, sets the size of {name}: each {replica} "
+            "replica runs {batch} sequences to meet it, while its KV cache would hold {b_mem}."
+        ).format(target=target, slo=slo, name=name, replica=replica(row),
+                 batch=fmt(row, "batch"), b_mem=b_mem)
     if code == "batch_cap":
-        return (
-            f"The scheduler cap, not memory, sets the size of {name}: each {replica(row)} "
-            f"replica runs max_batch = {fmt(row, 'max_batch')} sequences while its KV cache would "
-            f"hold {b_mem}; a higher max_batch would need fewer replicas if latency allows."
-        )
-    return f"{name}: {bottleneck_label(row)}."
+        return _(
+            "The scheduler cap, not memory, sets the size of {name}: each {replica} replica runs "
+            "max_batch = {max_batch} sequences while its KV cache would hold {b_mem}; a higher "
+            "max_batch would need fewer replicas if latency allows."
+        ).format(name=name, replica=replica(row), max_batch=fmt(row, "max_batch"), b_mem=b_mem)
+    return _("{name}: {bottleneck}.").format(name=name, bottleneck=bottleneck_label(row))
 
 
 def _tutorial_sentence(row: Row) -> str:
-    compute = (
-        f"The tutorial sizes the fleet from the compute ceiling alone: "
-        f"{fmt(row, 'compute_ceiling_tokens_per_s_per_gpu')} ÷ "
-        f"({fmt(row, 'avg_prompt_tokens', with_unit=False)} + "
-        f"{fmt(row, 'avg_output_tokens')}) = {fmt(row, 'tutorial_instance_rps')} per instance, "
-        f"hence {fmt(row, 'gpus')} GPUs."
-    )
+    compute = _(
+        "The tutorial sizes the fleet from the compute ceiling alone: {ceiling} ÷ ({prompt} + "
+        "{output}) = {capacity} per instance, hence {gpus} GPUs."
+    ).format(ceiling=fmt(row, "compute_ceiling_tokens_per_s_per_gpu"),
+             prompt=fmt(row, "avg_prompt_tokens", with_unit=False),
+             output=fmt(row, "avg_output_tokens"), capacity=fmt(row, "tutorial_instance_rps"),
+             gpus=fmt(row, "gpus"))
     if str(row["bottleneck"]) != "weights_do_not_fit":
         return compute
-    return (
-        f"{compute} It never checks memory: {fmt(row, 'weights_gib')} of weights on one "
-        f"{fmt(row, 'gpu_memory_gib')} GPU leave a KV budget of {fmt(row, 'kv_budget_gib')}, "
-        "so not one sequence fits."
-    )
+    return _(
+        "{compute} It never checks memory: {weights} of weights on one {memory} GPU leave a KV "
+        "budget of {budget}, so not one sequence fits."
+    ).format(compute=compute, weights=fmt(row, "weights_gib"),
+             memory=fmt(row, "gpu_memory_gib"), budget=fmt(row, "kv_budget_gib"))
 
 
 def bottleneck_sentence(row: Row) -> str:
@@ -103,18 +116,18 @@ def bottleneck_sentence(row: Row) -> str:
     if is_tutorial(row):
         return _tutorial_sentence(row)
     if code == "weights_do_not_fit":
-        return (
-            f"The weights do not fit: {fmt(row, 'weights_gib')} at {row['weight_dtype']} is "
-            f"{fmt(row, 'weights_gib_per_gpu')} per GPU of a {replica(row)} replica, and the "
-            "KV budget of the replica is "
-            f"{fmt(row, 'kv_budget_gib')}, less than one sequence's "
-            f"{fmt(row, 'kv_gib_per_seq')}."
-        )
+        return _(
+            "The weights do not fit: {weights} at {dtype} is {per_gpu} per GPU of a {replica} "
+            "replica, and the KV budget of the replica is {budget}, less than one sequence's "
+            "{per_seq}."
+        ).format(weights=fmt(row, "weights_gib"), dtype=row["weight_dtype"],
+                 per_gpu=fmt(row, "weights_gib_per_gpu"), replica=replica(row),
+                 budget=fmt(row, "kv_budget_gib"), per_seq=fmt(row, "kv_gib_per_seq"))
     if code == "slo_unreachable":
-        return (
-            f"No batch meets the latency targets: with one sequence, TTFT is "
-            f"{fmt(row, 'ttft_ms')} and TPOT {fmt(row, 'tpot_ms')}."
-        )
+        return _(
+            "No batch meets the latency targets: with one sequence, TTFT is {ttft} and TPOT "
+            "{tpot}."
+        ).format(ttft=fmt(row, "ttft_ms"), tpot=fmt(row, "tpot_ms"))
     return size_sentence(row)
 
 
@@ -122,16 +135,19 @@ def regime_sentence(row: Row) -> str:
     """How a decode step spends its time at the operating batch (empty when nothing fits)."""
     if not fits(row):
         return ""
-    stages = float(row["pp"])
-    reads = f"it reads {fmt(row, 'weights_read_gib_per_step')} of weights every step"
-    if stages > 1:
-        reads += (f": each of its {fmt(row, 'pp', with_unit=False)} micro-batches reads every "
-                  "stage's weights")
-    return (
-        f"At {fmt(row, 'batch')} sequences a decode step takes {fmt(row, 'decode_step_ms')} and "
-        f"is {row['decode_regime']}-bound ({reads}); prefill takes "
-        f"{fmt(row, 'prefill_time_share')} of the instance's time."
-    )
+    values = dict(batch=fmt(row, "batch"), step=fmt(row, "decode_step_ms"),
+                  regime=regime(row), weights=fmt(row, "weights_read_gib_per_step"),
+                  share=fmt(row, "prefill_time_share"))
+    if float(row["pp"]) > 1:
+        return _(
+            "At {batch} sequences a decode step takes {step} and is {regime} (it reads {weights} "
+            "of weights every step: each of its {stages} micro-batches reads every stage's "
+            "weights); prefill takes {share} of the instance's time."
+        ).format(stages=fmt(row, "pp", with_unit=False), **values)
+    return _(
+        "At {batch} sequences a decode step takes {step} and is {regime} (it reads {weights} of "
+        "weights every step); prefill takes {share} of the instance's time."
+    ).format(**values)
 
 
 def limits(row: Row) -> tuple[Limit, ...]:
@@ -139,14 +155,15 @@ def limits(row: Row) -> tuple[Limit, ...]:
     code = str(row["bottleneck"])
 
     def limit(name: str, label: str, binding: bool) -> Limit:
-        shown = Num("no target", "text") if as_float(row, name) >= UNLIMITED else num(row, name)
+        shown = Num(_("no target"), "text") if as_float(row, name) >= UNLIMITED else num(row, name)
         return Limit(label, shown, binding)
 
     return (
-        limit("batch_max_kv", "KV-cache memory", code in ("kv_memory", "weights_do_not_fit")),
-        limit("batch_limit_tpot", "TPOT target", code == "tpot_slo"),
-        limit("batch_limit_ttft", "TTFT target", code == "ttft_slo"),
-        limit("max_batch", "Scheduler cap (max_batch)", code == "batch_cap"),
+        limit("batch_max_kv", _("KV-cache memory"),
+              code in ("kv_memory", "weights_do_not_fit")),
+        limit("batch_limit_tpot", _("TPOT target"), code == "tpot_slo"),
+        limit("batch_limit_ttft", _("TTFT target"), code == "ttft_slo"),
+        limit("max_batch", _("Scheduler cap (max_batch)"), code == "batch_cap"),
     )
 
 
@@ -161,36 +178,43 @@ def relief(row: Row, levers: pd.DataFrame) -> tuple[str, ...]:
     more."""
     if is_tutorial(row):
         return (
-            "Nothing to relieve: the tutorial method is not a plan. See the tutorial "
-            "comparison and the roofline scenario for the same workload.",
+            _("Nothing to relieve: the tutorial method is not a plan. See the tutorial "
+              "comparison and the roofline scenario for the same workload."),
         )
     if str(row["status"]) in ("option", "compare"):
-        return ("Not budgeted, so no levers are weighed: see the row the plan budgets.",)
+        return (_("Not budgeted, so no levers are weighed: see the row the plan budgets."),)
     if levers.empty:
-        return ("No single change applies: the row already uses the settings the levers try.",)
+        return (_("No single change applies: the row already uses the settings the levers "
+                  "try."),)
     fits_now = as_float(row, "in_plan_total") == 1
     helps, same, worse = [], [], []
-    for _, lever in levers.iterrows():
+    for _index, lever in levers.iterrows():
+        change = lever["change"]
         if not bool(lever["feasible"]):
-            worse.append(f"{lever['change']} (does not meet the targets)")
+            worse.append(_("{change} (does not meet the targets)").format(change=change))
         elif not fits_now:
-            helps.append(f"{lever['change']}: fits, with {fmt_value(lever['gpus'], 'GPUs')} "
-                         f"GPUs at {fmt_value(lever['monthly_cost'], 'USD/month')} a month "
-                         f"({lever['configuration']})")
+            helps.append(_("{change}: fits, with {gpus} GPUs at {cost} a month "
+                           "({configuration})").format(
+                change=change, gpus=fmt_value(lever["gpus"], "GPUs"),
+                cost=fmt_value(lever["monthly_cost"], "USD/month"),
+                configuration=lever["configuration"]))
         elif float(lever["delta_monthly_cost"]) < 0:
-            helps.append(f"{lever['change']}: {fmt_value(-lever['delta_gpus'], 'GPUs')} fewer "
-                         f"GPUs, {fmt_value(-lever['delta_monthly_cost'], 'USD/month')} a month "
-                         f"less ({lever['configuration']})")
+            helps.append(_("{change}: {gpus} fewer GPUs, {cost} a month less "
+                           "({configuration})").format(
+                change=change, gpus=fmt_value(-lever["delta_gpus"], "GPUs"),
+                cost=fmt_value(-lever["delta_monthly_cost"], "USD/month"),
+                configuration=lever["configuration"]))
         elif float(lever["delta_monthly_cost"]) == 0:
-            same.append(str(lever["change"]))
+            same.append(str(change))
         else:
-            extra = fmt_value(lever["delta_monthly_cost"], "USD/month")
-            worse.append(f"{lever['change']} (+{extra} a month)")
+            worse.append(_("{change} (+{cost} a month)").format(
+                change=change, cost=fmt_value(lever["delta_monthly_cost"], "USD/month")))
     lines = helps[:RELIEF_SHOWN]
     if not helps:
-        lines.append("No single change lowers the cost.")
+        lines.append(_("No single change lowers the cost."))
     if same:
-        lines.append("No effect on the fleet: " + "; ".join(same) + ".")
+        lines.append(_("No effect on the fleet: {changes}.").format(changes=_("; ").join(same)))
     if worse:
-        lines.append("Cost more or miss the targets: " + "; ".join(worse) + ".")
+        lines.append(_("Cost more or miss the targets: {changes}.").format(
+            changes=_("; ").join(worse)))
     return tuple(lines)

@@ -5,6 +5,7 @@ row and with the shipped one), and a chart of the agreement."""
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +13,7 @@ import pandas as pd
 
 from reportgen.calibration.loadtest_fit import PARAMETERS
 from reportgen.calibration.user_rows import UserCalibration
+from reportgen.i18n import N_, _, ngettext
 from reportgen.plan import Plan
 from reportgen.render.charts import COLOURS, AgreementSpec, agreement
 from reportgen.render.context.common import blank, text_of
@@ -24,17 +26,24 @@ from reportgen.render.context.models import (
 )
 
 _LABELS = {
-    "mfu_prefill": ("MFU in prefill", "fraction"), "mfu_decode": ("MFU in decode", "fraction"),
-    "mbu": ("Memory-bandwidth utilisation", "fraction"),
-    "step_overhead_ms": ("Step overhead (ms)", "ratio"),
-    "throughput_ratio_p10": ("Band, low (p10 of measured ÷ predicted)", "×"),
-    "throughput_ratio_p90": ("Band, high (p90 of measured ÷ predicted)", "×"),
+    "mfu_prefill": (N_("MFU in prefill"), "fraction"),
+    "mfu_decode": (N_("MFU in decode"), "fraction"),
+    "mbu": (N_("Memory-bandwidth utilisation"), "fraction"),
+    "step_overhead_ms": (N_("Step overhead (ms)"), "ratio"),
+    "throughput_ratio_p10": (N_("Band, low (p10 of measured ÷ predicted)"), "×"),
+    "throughput_ratio_p90": (N_("Band, high (p90 of measured ÷ predicted)"), "×"),
 }  # fmt: skip
+# Labels marked here, translated where the page is built (calibration()).
 LEGEND = (
-    LegendEntry("predicted with your row", COLOURS["line"], "marker"),
-    LegendEntry("predicted with the shipped row", COLOURS["tutorial"], "ring"),
-    LegendEntry("measured = predicted", COLOURS["tutorial"], "dash"),
+    LegendEntry(N_("predicted with your row"), COLOURS["line"], "marker"),
+    LegendEntry(N_("predicted with the shipped row"), COLOURS["tutorial"], "ring"),
+    LegendEntry(N_("measured = predicted"), COLOURS["tutorial"], "dash"),
 )
+# Who set an efficiency, in words.
+_YOUR_FILE = N_("your file")
+_YOUR_RUNS = N_("your runs")
+_NOT_EXERCISED = N_("shipped value: not exercised by your runs")
+_SPREAD = N_("your runs' spread")
 
 
 def _float(value: Any) -> float:
@@ -48,10 +57,9 @@ def _set_by(row: pd.Series) -> dict[str, str]:
     """Which efficiencies the runs set, from the row's ``determined`` text."""
     text = text_of(row.get("determined", ""))
     if not text:
-        return dict.fromkeys(PARAMETERS, "your file")
+        return dict.fromkeys(PARAMETERS, _(_YOUR_FILE))
     kept = text.split("kept from", 1)[1] if "kept from" in text else ""
-    return {n: "shipped value: not exercised by your runs" if n in kept else "your runs"
-            for n in PARAMETERS}
+    return {n: _(_NOT_EXERCISED) if n in kept else _(_YOUR_RUNS) for n in PARAMETERS}
 
 
 def _values(key: str, row: pd.Series, shipped: pd.Series, replaces: str) -> Table:
@@ -60,25 +68,29 @@ def _values(key: str, row: pd.Series, shipped: pd.Series, replaces: str) -> Tabl
     for name, (label, unit) in _LABELS.items():
         yours, base = _float(row[name]), _float(shipped[name])
         change = yours / base - 1 if base and not name.startswith("throughput_ratio") else None
-        by = set_by.get(name, "your runs' spread" if "band" in label.lower() else "")
-        if name.startswith("throughput_ratio"):
-            by = text_of(row.get("band_source", "")) or "your file"
-        rows.append((Num(label, "text"), Num(yours, unit), Num(base, unit),
+        band = name.startswith("throughput_ratio")
+        by = set_by.get(name, _(_SPREAD) if band else "")
+        if band:  # the row's band_source says it in the calibration's words
+            by = text_of(row.get("band_source", "")) or _(_YOUR_FILE)
+        rows.append((Num(_(label), "text"), Num(yours, unit), Num(base, unit),
                      Num(change, "fraction"), Num(by, "text")))
-    return Table("calibration-values", f"{key}: efficiencies", "",
-                 ("Efficiency", "Yours", f"Shipped ({replaces})", "Change", "Set by"),
+    return Table("calibration-values", _("{key}: efficiencies").format(key=key), "",
+                 (_("Efficiency"), _("Yours"), _("Shipped ({replaces})").format(replaces=replaces),
+                  _("Change"), _("Set by")),
                  tuple(rows), suffix=False)
 
 
 def _run_rows(runs: pd.DataFrame) -> tuple[tuple[Num, ...], ...]:
     rows = []
-    for _, r in runs.iterrows():
+    for _row, r in runs.iterrows():
         measured, predicted = _float(r["measured_tokens_per_s_per_gpu"]), _float(
             r["predicted_tokens_per_s_per_gpu"])
-        queued = " (queued)" if text_of(r["queued"]) else ""
+        load = text_of(r["load"])
+        if text_of(r["queued"]):
+            load = _("{load} (queued)").format(load=load)
         rows.append((
             Num(f"{Path(text_of(r['file'])).name} {text_of(r['run'])}", "text"),
-            Num(text_of(r["load"]) + queued, "text"),
+            Num(load, "text"),
             Num(_float(r["requests_in_flight"]), "sequences"),
             Num(measured, "tokens/s/GPU"), Num(predicted, "tokens/s/GPU"),
             Num(round(predicted / measured - 1, 4) + 0.0, "fraction"),
@@ -92,9 +104,10 @@ def _run_rows(runs: pd.DataFrame) -> tuple[tuple[Num, ...], ...]:
 
 def _runs_table(key: str, runs: pd.DataFrame) -> Table:
     return Table(
-        "calibration-runs", f"{key}: the runs", "",
-        ("Run", "Load", "In flight", "Output tok/s/GPU", "Predicted", "Error", "TTFT mean (ms)",
-         "Predicted", "TTFT p99", "TPOT mean (ms)", "Predicted", "TPOT p99"),
+        "calibration-runs", _("{key}: the runs").format(key=key), "",
+        (_("Run"), _("Load"), _("In flight"), _("Output tok/s/GPU"), _("Predicted"), _("Error"),
+         _("TTFT mean (ms)"), _("Predicted"), "TTFT p99", _("TPOT mean (ms)"), _("Predicted"),
+         "TPOT p99"),
         _run_rows(runs), suffix=False,
     )
 
@@ -113,7 +126,7 @@ def _chart(runs: pd.DataFrame) -> str | None:
         panels.append(tuple(tuple(float(v) for v in c) for c in columns))
     return agreement(AgreementSpec(
         tuple(panels),  # type: ignore[arg-type]
-        ("output tok/s per GPU", "mean TTFT, ms", "mean TPOT, ms")))
+        (_("output tok/s per GPU"), _("mean TTFT, ms"), _("mean TPOT, ms"))))
 
 
 def _tail(runs: pd.DataFrame, column: str, mean: str) -> str:
@@ -125,22 +138,26 @@ def _tail(runs: pd.DataFrame, column: str, mean: str) -> str:
 
 def _notes(key: str, runs: pd.DataFrame | None, source: str) -> tuple[str, ...]:
     if runs is None:
-        return (f"The per-run comparison was not found beside {source}: keep the runs file "
-                "reportgen calibrate wrote (NAME-runs.csv, or the Calibration runs sheet) next "
-                "to the efficiency file to see it here.",)
+        return (_("The per-run comparison was not found beside {source}: keep the runs file "
+                  "reportgen calibrate wrote (NAME-runs.csv, or the Calibration runs sheet) next "
+                  "to the efficiency file to see it here.").format(source=source),)
     notes = []
     queued = runs[runs["queued"].map(lambda v: bool(text_of(v)))]
-    for _, r in queued.iterrows():
+    for _row, r in queued.iterrows():
         notes.append(f"{Path(text_of(r['file'])).name} {text_of(r['run'])}: "
                      f"{text_of(r['queued'])}.")
     ttft, tpot = (_tail(runs, "measured_ttft_p99_ms", "measured_ttft_ms"),
                   _tail(runs, "measured_tpot_p99_ms", "measured_tpot_ms"))
-    if ttft:
-        notes.append(
+    if ttft and tpot:
+        notes.append(_(
             "The plan's latencies and targets are means: p99 columns are as measured. In these "
-            f"runs p99 TTFT was {ttft} the mean" + (f" and p99 TPOT {tpot} the mean" if tpot
-                                                    else "")
-            + ", a guide to the mean targets that keep your p99 in bounds.")
+            "runs p99 TTFT was {ttft} the mean and p99 TPOT {tpot} the mean, a guide to the mean "
+            "targets that keep your p99 in bounds.").format(ttft=ttft, tpot=tpot))
+    elif ttft:
+        notes.append(_(
+            "The plan's latencies and targets are means: p99 columns are as measured. In these "
+            "runs p99 TTFT was {ttft} the mean, a guide to the mean targets that keep your p99 "
+            "in bounds.").format(ttft=ttft))
     return tuple(notes)
 
 
@@ -153,17 +170,20 @@ def _stack(cal: UserCalibration, key: str) -> CalibratedStack:
     mine = runs[runs["key"].astype(str).str.lower() == key] if runs is not None else None
     if mine is not None and mine.empty:
         mine = None
+    # the calibration note is the efficiency file's own text (data, as reportgen calibrate wrote it)
     note = (text_of(row.get("calibration_note", ""))
-            or f"Your row {key} ({text_of(row['calibrated'])}).")
+            or _("Your row {key} ({calibrated}).").format(key=key,
+                                                         calibrated=text_of(row["calibrated"])))
     errors = ""
     if not blank(row.get("shipped_mdape_pct")):
-        errors = (f" With the shipped {replaces} the median error over the same figures "
-                  f"(every run's throughput, mean TTFT and mean TPOT) was "
-                  f"{_float(row['shipped_mdape_pct']):.1f} %.")
-    replaced = (" It replaces the shipped row of the same key." if key in cal.replaced
-                else f" Scenarios on this stack use it instead of the shipped {replaces}.")
+        errors = _("With the shipped {replaces} the median error over the same figures (every "
+                   "run's throughput, mean TTFT and mean TPOT) was {error} %.").format(
+                       replaces=replaces, error=f"{_float(row['shipped_mdape_pct']):.1f}")
+    replaced = (_("It replaces the shipped row of the same key.") if key in cal.replaced
+                else _("Scenarios on this stack use it instead of the shipped {replaces}.").format(
+                    replaces=replaces))
     return CalibratedStack(
-        key=key, replaces=replaces, headline=note + replaced + errors,
+        key=key, replaces=replaces, headline=" ".join(p for p in (note, replaced, errors) if p),
         values=_values(key, row, shipped, replaces),
         runs=_runs_table(key, mine) if mine is not None else None,
         chart=_chart(mine) if mine is not None else None,
@@ -177,12 +197,17 @@ def calibration(plan: Plan) -> CalibrationPage | None:
     if cal is None or not cal.used:
         return None
     keys = ", ".join(cal.used)
-    intro = (
-        f"These efficiencies come from {cal.user.source}, a calibration on your own load test, "
-        f"not from the shipped table: row{'s' if len(cal.used) > 1 else ''} {keys}. A row keyed "
-        "<gpu>-<precision>-<engine> applies to every scenario on that GPU, compute precision "
-        "and engine; scenarios on other stacks keep the shipped defaults (listed in the "
-        "assumptions register). Predictions are the engine's at each run's requests in flight "
-        "per replica."
-    )
-    return CalibrationPage(intro, tuple(_stack(cal, k) for k in cal.used), LEGEND)
+    intro = ngettext(
+        "These efficiencies come from {source}, a calibration on your own load test, not from "
+        "the shipped table: row {keys}. A row keyed <gpu>-<precision>-<engine> applies to every "
+        "scenario on that GPU, compute precision and engine; scenarios on other stacks keep the "
+        "shipped defaults (listed in the assumptions register). Predictions are the engine's at "
+        "each run's requests in flight per replica.",
+        "These efficiencies come from {source}, a calibration on your own load test, not from "
+        "the shipped table: rows {keys}. A row keyed <gpu>-<precision>-<engine> applies to "
+        "every scenario on that GPU, compute precision and engine; scenarios on other stacks "
+        "keep the shipped defaults (listed in the assumptions register). Predictions are the "
+        "engine's at each run's requests in flight per replica.",
+        len(cal.used)).format(source=cal.user.source, keys=keys)
+    legend = tuple(replace(entry, label=_(entry.label)) for entry in LEGEND)
+    return CalibrationPage(intro, tuple(_stack(cal, k) for k in cal.used), legend)

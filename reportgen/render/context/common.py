@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from reportgen.formats import format_value
+from reportgen.i18n import N_, _
 from reportgen.plan import Plan
 from reportgen.quantities import REGISTRY
 from reportgen.render.context.models import Num
@@ -23,14 +24,14 @@ from reportgen.units import CONSTANTS
 Row = Mapping[str, Any]
 
 BOTTLENECK_LABELS: dict[str, str] = {
-    "kv_memory": "KV-cache memory",
-    "tpot_slo": "TPOT target",
-    "ttft_slo": "TTFT target",
-    "batch_cap": "Scheduler batch cap",
-    "weights_do_not_fit": "Weights do not fit",
-    "slo_unreachable": "Latency target unreachable",
-    "compute": "Compute ceiling (tutorial)",
-    "queueing": "Queueing at the P99 targets",
+    "kv_memory": N_("KV-cache memory"),
+    "tpot_slo": N_("TPOT target"),
+    "ttft_slo": N_("TTFT target"),
+    "batch_cap": N_("Scheduler batch cap"),
+    "weights_do_not_fit": N_("Weights do not fit"),
+    "slo_unreachable": N_("Latency target unreachable"),
+    "compute": N_("Compute ceiling (tutorial)"),
+    "queueing": N_("Queueing at the P99 targets"),
 }
 UNLIMITED = float(CONSTANTS["UNLIMITED_BATCH"].value)
 
@@ -94,12 +95,19 @@ def blank(value: Any) -> bool:
     return value is None or (isinstance(value, float) and math.isnan(value)) or value == ""
 
 
-CALIBRATED = {"yes": "calibrated", "load test": "calibrated on your load test"}
+CALIBRATED = {"yes": N_("calibrated"), "load test": N_("calibrated on your load test")}
+
+
+def calibration_kind(plan: Plan, key: str) -> str:
+    """How an efficiency row was calibrated: "yes", "load test", or "" for a prior."""
+    kind = str(plan.tables.efficiency.loc[key, "calibrated"]).lower()
+    return kind if kind in CALIBRATED else ""
 
 
 def calibration_of(plan: Plan, key: str) -> str:
     """How an efficiency row was calibrated, in words ("" for an uncalibrated prior)."""
-    return CALIBRATED.get(str(plan.tables.efficiency.loc[key, "calibrated"]).lower(), "")
+    kind = calibration_kind(plan, key)
+    return _(CALIBRATED[kind]) if kind else ""
 
 
 def is_counted(row: Row) -> bool:
@@ -126,30 +134,31 @@ def plural(n: int, word: str) -> str:
 
 def listing(items: Sequence[str], limit: int = 3) -> str:
     """Up to ``limit`` items joined, then how many more."""
-    shown = "; ".join(items[:limit])
+    shown = _("; ").join(items[:limit])
     more = len(items) - limit
-    return f"{shown}; and {more} more" if more > 0 else shown
+    return _("{shown}; and {more} more").format(shown=shown, more=more) if more > 0 else shown
 
 
 def status_text(row: Row) -> str:
     """The row's standing in the plan, in words."""
     status = str(row["status"])
     if is_tutorial(row):
-        return "Tutorial method: for comparison, not in the totals"
+        return _("Tutorial method: for comparison, not in the totals")
     if status == "compare":
-        return "For comparison: not in the totals"
+        return _("For comparison: not in the totals")
     if status == "option":
-        return f"Option of workload {quote(str(row['workload']))}, not chosen: not in the totals"
+        return _("Option of workload {workload}, not chosen: not in the totals").format(
+            workload=quote(str(row["workload"])))
     if status == "no fit":
-        return "Does not fit: not in the totals"
+        return _("Does not fit: not in the totals")
     if status == "no price":
-        return "No price for this GPU in the price book: not in the totals"
-    return "In the plan"
+        return _("No price for this GPU in the price book: not in the totals")
+    return _("In the plan")
 
 
 def bottleneck_label(row: Row) -> str:
     code = str(row["bottleneck"])
-    return BOTTLENECK_LABELS.get(code, code)
+    return _(BOTTLENECK_LABELS[code]) if code in BOTTLENECK_LABELS else code
 
 
 def replica(row: Row) -> str:

@@ -21,11 +21,13 @@ from reportgen.choose import (
     NO_PRICE,
     OPTION,
     configuration,
+    decision_sentences,
     gpus_per_node,
 )
+from reportgen.i18n import N_, _, ngettext
 from reportgen.plan import Plan
 from reportgen.render import charts
-from reportgen.render.context.common import Row, bottleneck_label, fmt_value, plural
+from reportgen.render.context.common import Row, bottleneck_label, fmt_value
 from reportgen.render.context.models import (
     Alternative,
     Decisions,
@@ -37,8 +39,26 @@ from reportgen.render.context.models import (
 
 ALTERNATIVES = 5
 CLIP = 3.0  # the cost chart's axis stops at this multiple of the cheapest option
-_STATUS_WORDS = {COMPARE: "for comparison", OPTION: "option not chosen", NO_FIT: "does not fit",
-                 NO_PRICE: "without a price"}
+# A row's standing, in words (the Standing column of "Rows not budgeted").
+_STATUS_WORDS = {COMPARE: N_("for comparison"), OPTION: N_("option not chosen"),
+                 NO_FIT: N_("does not fit"), NO_PRICE: N_("without a price")}
+
+
+def _standing_count(status: str, n: int) -> str:
+    """How many rows have a standing other than budgeted (the page's first sentence)."""
+    if status == COMPARE:
+        return _("{n} for comparison").format(n=n)
+    if status == OPTION:
+        return ngettext("{n} option not chosen", "{n} options not chosen", n).format(n=n)
+    if status == NO_FIT:
+        return ngettext("{n} does not fit", "{n} do not fit", n).format(n=n)
+    return _("{n} without a price").format(n=n)
+
+
+def _joined(parts: Sequence[str]) -> str:
+    """Phrases of one sentence, listed ("a, b, c")."""
+    # TRANSLATORS: separates the phrases of a list inside one sentence ("a, b, c").
+    return _(", ").join(parts)
 
 
 def _alternatives(plan: Plan, rows: Sequence[int], chosen: int) -> tuple[Alternative, ...]:
@@ -49,7 +69,7 @@ def _alternatives(plan: Plan, rows: Sequence[int], chosen: int) -> tuple[Alterna
     names = plan.results["scenario"]
     per_node = gpus_per_node(plan.tables.gpus)
     out = []
-    for k, (_, r) in enumerate(mine.head(ALTERNATIVES).iterrows(), start=1):
+    for k, (_row, r) in enumerate(mine.head(ALTERNATIVES).iterrows(), start=1):
         is_chosen = int(r["row"]) == chosen and int(r["rank"]) == 1
         out.append(Alternative(
             rank=k,
@@ -85,11 +105,13 @@ def _chart(plan: Plan, rows: Sequence[int],
     legend = tuple(LegendEntry(label, charts.TP_COLOURS[k % len(charts.TP_COLOURS)], "box")
                    for k, label in enumerate(labels))
     cut = () if clip is None else (LegendEntry(
-        f"cut at {fmt_value(clip, 'USD/month')}", charts.COLOURS["ink"], "marker"),)
-    return chart, (*legend, LegendEntry("chosen", charts.COLOURS["limit"], "marker"), *cut)
+        _("cut at {cost}").format(cost=fmt_value(clip, "USD/month")), charts.COLOURS["ink"],
+        "marker"),)
+    return chart, (*legend, LegendEntry(_("chosen"), charts.COLOURS["limit"], "marker"), *cut)
 
 
-def _workload(plan: Plan, key: str, rows: list[int], results: pd.DataFrame) -> WorkloadDecision:
+def _workload(plan: Plan, key: str, rows: list[int], results: pd.DataFrame,
+              sentences: list[str]) -> WorkloadDecision:
     plan_rows = [i for i in rows if results.iloc[i]["role"] == "plan"]
     chosen = next((i for i in rows if results.iloc[i]["status"] == CHOSEN), None)
     first = results.iloc[plan_rows[0]]
@@ -98,8 +120,10 @@ def _workload(plan: Plan, key: str, rows: list[int], results: pd.DataFrame) -> W
         return WorkloadDecision(
             name=str(first["workload"]), chosen="", configuration="",
             gpus=Num(None, "GPUs"), monthly_cost=Num(None, "USD/month"),
-            sentence=(f"Nothing budgeted: none of the {plural(evaluated, 'configuration')} "
-                      "searched meets the targets."),
+            sentence=ngettext(
+                "Nothing budgeted: none of the {n} configuration searched meets the targets.",
+                "Nothing budgeted: none of the {n} configurations searched meets the targets.",
+                evaluated).format(n=evaluated),
             typed=str(first["typed_configuration"]), typed_cost=Num(None, "USD/month"),
             saving=Num(None, "USD/month"), evaluated=evaluated, alternatives=(),
             chart=None, legend=(),
@@ -115,8 +139,9 @@ def _workload(plan: Plan, key: str, rows: list[int], results: pd.DataFrame) -> W
         configuration=configuration(row, gpus_per_node(plan.tables.gpus)),
         gpus=Num(float(row["gpus"]), "GPUs"),
         monthly_cost=Num(float(row["monthly_cost"]), "USD/month"),
-        sentence=str(row["decision"]),
-        typed=f"{first['scenario']} as typed: {first['typed_configuration']}",
+        sentence=sentences[chosen],
+        typed=_("{scenario} as typed: {configuration}").format(
+            scenario=first["scenario"], configuration=first["typed_configuration"]),
         typed_cost=Num(None if math.isnan(typed_cost) else typed_cost, "USD/month"),
         saving=Num(None if math.isnan(saving) else saving, "USD/month"),
         evaluated=evaluated,
@@ -137,24 +162,28 @@ def _mixed_prices(plan: Plan, plan_rows: Sequence[int]) -> str:
                if g in catalog.index and str(catalog.at[g, "price_status"]) != "no_price"}
     if len(set(sources.values())) < 2:
         return ""
-    listed = "; ".join(f"{g}: {p or 'unnamed'}" for g, p in sources.items())
-    return (f"The GPUs compared are priced by different providers ({listed}), so part of the "
-            "difference in cost is the provider's price, not the hardware: price them from one "
-            "provider (--prices) before deciding on this basis.")
+    listed = "; ".join(f"{g}: {p or _('unnamed')}" for g, p in sources.items())
+    return _("The GPUs compared are priced by different providers ({providers}), so part of the "
+             "difference in cost is the provider's price, not the hardware: price them from one "
+             "provider (--prices) before deciding on this basis.").format(providers=listed)
 
 
 def _intro(results: pd.DataFrame, decided: int) -> str:
     counts = results["status"].value_counts()
-    parts = [f"{plural(int(counts.get(CHOSEN, 0)), 'row')} budgeted"]
-    for status, words in _STATUS_WORDS.items():
+    budgeted = int(counts.get(CHOSEN, 0))
+    parts = [ngettext("{n} row budgeted", "{n} rows budgeted", budgeted).format(n=budgeted)]
+    for status in _STATUS_WORDS:
         if counts.get(status, 0):
-            parts.append(f"{int(counts[status])} {words}")
-    return (
-        f"{plural(len(results), 'scenario row')}: {', '.join(parts)}. Each workload budgets "
-        "one row — the cheapest that meets its targets; the other rows are listed below with "
-        f"the reason. {plural(decided, 'workload')} had a choice to make (a search or "
-        "several rows)."
-    )
+            parts.append(_standing_count(status, int(counts[status])))
+    return " ".join((
+        ngettext("{n} scenario row: {standings}.", "{n} scenario rows: {standings}.",
+                 len(results)).format(n=len(results), standings=_joined(parts)),
+        _("Each workload budgets one row — the cheapest that meets its targets; the other rows "
+          "are listed below with the reason."),
+        ngettext("{n} workload had a choice to make (a search or several rows).",
+                 "{n} workloads had a choice to make (a search or several rows).",
+                 decided).format(n=decided),
+    ))
 
 
 def _mixed_note(blocks: Sequence[WorkloadDecision]) -> str:
@@ -162,9 +191,12 @@ def _mixed_note(blocks: Sequence[WorkloadDecision]) -> str:
     if not mixed:
         return ""
     names = ", ".join(f'"{name}"' for name in mixed)
-    return (f" For {plural(len(mixed), 'workload')} ({names}) the GPUs compared are priced by "
-            "different providers, so part of that saving is the provider's price, not the "
-            "hardware (see each).")
+    return ngettext(
+        "For {n} workload ({names}) the GPUs compared are priced by different providers, so "
+        "part of that saving is the provider's price, not the hardware (see each).",
+        "For {n} workloads ({names}) the GPUs compared are priced by different providers, so "
+        "part of that saving is the provider's price, not the hardware (see each).",
+        len(mixed)).format(n=len(mixed), names=names)
 
 
 def _unservable(blocks: Sequence[WorkloadDecision]) -> str:
@@ -173,8 +205,12 @@ def _unservable(blocks: Sequence[WorkloadDecision]) -> str:
     if not rescued:
         return ""
     names = ", ".join(f'"{name}"' for name in rescued)
-    return (f" {plural(len(rescued), 'workload')} ({names}) could not be served as typed at "
-            "all; the search found the plan budgeted for them, which the saving leaves out.")
+    return ngettext(
+        "{n} workload ({names}) could not be served as typed at all; the search found the plan "
+        "budgeted for them, which the saving leaves out.",
+        "{n} workloads ({names}) could not be served as typed at all; the search found the "
+        "plan budgeted for them, which the saving leaves out.",
+        len(rescued)).format(n=len(rescued), names=names)
 
 
 def decisions(plan: Plan, rows: Sequence[Row]) -> Decisions:
@@ -183,26 +219,28 @@ def decisions(plan: Plan, rows: Sequence[Row]) -> Decisions:
     groups: dict[str, list[int]] = {}
     for i, key in enumerate(results["workload_key"]):
         groups.setdefault(str(key), []).append(i)
+    sentences = decision_sentences(results, plan.search)
     blocks = []
     for key, members in groups.items():
         plan_rows = [i for i in members if results.iloc[i]["role"] == "plan"]
         searched = any(plan.search.evaluated[i] > 1 for i in plan_rows)
         if plan_rows and (searched or len(plan_rows) > 1):
-            blocks.append(_workload(plan, key, members, results))
+            blocks.append(_workload(plan, key, members, results, sentences))
     saving = sum(b.saving.value for b in blocks if isinstance(b.saving.value, float))
     excluded = tuple(
-        NotBudgeted(str(r["scenario"]), _STATUS_WORDS[str(r["status"])], str(r["decision"]))
-        for _, r in results.iterrows() if r["status"] != CHOSEN
+        NotBudgeted(str(r["scenario"]), _(_STATUS_WORDS[str(r["status"])]), sentences[i])
+        for i, (_row, r) in enumerate(results.iterrows()) if r["status"] != CHOSEN
     )
     total = Num(saving, "USD/month")
+    against = _("Against the rows as typed (a blank tp at the quick rule — the smallest that "
+                "leaves half the memory free —, a blank pp at 1 and listed values at their "
+                "first), the choices save {saving} a month.").format(
+                    saving=fmt_value(saving, "USD/month"))
     return Decisions(
         intro=_intro(results, len(blocks)),
         saving=total,
         saving_sentence=(
-            f"Against the rows as typed (a blank tp at the quick rule — the smallest that "
-            f"leaves half the memory free —, a blank pp at 1 and listed values at their first), "
-            f"the choices save {fmt_value(saving, 'USD/month')} a month.{_unservable(blocks)}"
-            f"{_mixed_note(blocks)}"
+            " ".join(part for part in (against, _unservable(blocks), _mixed_note(blocks)) if part)
             if blocks else ""),
         workloads=tuple(blocks),
         excluded=excluded,

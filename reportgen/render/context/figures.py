@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from reportgen.i18n import _, ngettext
 from reportgen.render import charts
 from reportgen.render.context.common import (
     Row,
@@ -30,41 +31,48 @@ Figure = tuple[str, tuple[LegendEntry, ...], str]  # chart data URI, legend, cap
 def _memory_legend(row: Row) -> tuple[LegendEntry, ...]:
     colours = charts.COLOURS
     free = as_float(row, "free_gib_per_gpu")
-    sequences = "sequence" if as_float(row, "batch") == 1 else "sequences"
+    batch = as_float(row, "batch")
     boxes = (
-        (f"Weights {fmt(row, 'weights_gib_per_gpu')}", "weights", "weights_gib_per_gpu"),
-        (f"KV cache, {fmt(row, 'batch')} {sequences} {fmt(row, 'kv_gib_per_gpu_at_batch')}",
+        (_("Weights {size}").format(size=fmt(row, "weights_gib_per_gpu")), "weights",
+         "weights_gib_per_gpu"),
+        (ngettext("KV cache, {n} sequence {size}", "KV cache, {n} sequences {size}",
+                  int(batch)).format(
+             n=fmt(row, "batch"), size=fmt(row, "kv_gib_per_gpu_at_batch")),
          "kv", "kv_gib_per_gpu_at_batch"),
-        (f"Activation reserve {fmt(row, 'activation_reserve_gib_per_gpu')}", "reserve",
-         "activation_reserve_gib_per_gpu"),
-        (f"Free {fmt_value(max(free, 0.0), 'GiB')}", "free", "free_gib_per_gpu"),
+        (_("Activation reserve {size}").format(size=fmt(row, "activation_reserve_gib_per_gpu")),
+         "reserve", "activation_reserve_gib_per_gpu"),
+        (_("Free {size}").format(size=fmt_value(max(free, 0.0), "GiB")), "free",
+         "free_gib_per_gpu"),
     )
     legend = [
         LegendEntry(label, colours[kind], "box")
         for label, kind, name in boxes
         if as_float(row, name) > 0
     ]
-    legend.append(LegendEntry(f"GPU memory {fmt(row, 'gpu_memory_gib')}", colours["ink"], "line"))
+    legend.append(LegendEntry(_("GPU memory {size}").format(size=fmt(row, "gpu_memory_gib")),
+                              colours["ink"], "line"))
     if free < 0:
-        legend.append(LegendEntry(f"Over by {fmt_value(-free, 'GiB')}", colours["limit"], "shade"))
+        legend.append(LegendEntry(_("Over by {size}").format(size=fmt_value(-free, "GiB")),
+                                  colours["limit"], "shade"))
     return tuple(legend)
 
 
 def _memory_caption(row: Row) -> str:
     if not fits(row):
-        return (
-            f"One GPU of a {replica(row)} replica: {fmt(row, 'weights_gib')} of weights "
-            f"(at {row['weight_dtype']}) need {fmt(row, 'weights_gib_per_gpu')} per GPU, and the "
-            f"KV budget is {fmt(row, 'kv_budget_gib')}: not one sequence fits."
-        )
-    return (
-        f"One GPU of a {replica(row)} replica. The engine ({row['engine']}) gives the "
-        f"instance {fmt(row, 'kv_budget_gib')} for KV cache; each sequence reserves "
-        f"{fmt(row, 'kv_gib_per_seq')} ({fmt(row, 'kv_bytes_per_token')} × "
-        f"{fmt(row, 'reserved_tokens_per_seq')}), so memory holds "
-        f"{fmt(row, 'batch_max_kv')} sequences; the plan runs {fmt(row, 'batch')}. "
-        "“Free” includes the engine's own margin and KV space the batch does not use."
-    )
+        return _(
+            "One GPU of a {replica} replica: {weights} of weights (at {dtype}) need {per_gpu} "
+            "per GPU, and the KV budget is {budget}: not one sequence fits."
+        ).format(replica=replica(row), weights=fmt(row, "weights_gib"), dtype=row["weight_dtype"],
+                 per_gpu=fmt(row, "weights_gib_per_gpu"), budget=fmt(row, "kv_budget_gib"))
+    return _(
+        "One GPU of a {replica} replica. The engine ({engine}) gives the instance {budget} for KV "
+        "cache; each sequence reserves {per_seq} ({per_token} × {tokens}), so memory holds "
+        "{b_mem} sequences; the plan runs {batch}. “Free” includes the engine's own margin and "
+        "KV space the batch does not use."
+    ).format(replica=replica(row), engine=row["engine"], budget=fmt(row, "kv_budget_gib"),
+             per_seq=fmt(row, "kv_gib_per_seq"), per_token=fmt(row, "kv_bytes_per_token"),
+             tokens=fmt(row, "reserved_tokens_per_seq"), b_mem=fmt(row, "batch_max_kv"),
+             batch=fmt(row, "batch"))
 
 
 def memory_figure(row: Row) -> Figure:
@@ -85,16 +93,19 @@ def memory_figure(row: Row) -> Figure:
 def _batch_legend(row: Row, top: float, ceiling_text: str | None) -> tuple[LegendEntry, ...]:
     c = charts.COLOURS
     legend = [
-        LegendEntry("Output tokens/s per GPU (left)", c["line"], "line"),
-        LegendEntry("Time per output token (right)", c["latency"], "line"),
-        LegendEntry(f"Plan: B* = {fmt(row, 'batch')}", c["limit"], "marker"),
+        LegendEntry(_("Output tokens/s per GPU (left)"), c["line"], "line"),
+        LegendEntry(_("Time per output token (right)"), c["latency"], "line"),
+        LegendEntry(_("Plan: B* = {batch}").format(batch=fmt(row, "batch")), c["limit"], "marker"),
     ]
     if not blank(row["raw_tpot_slo_ms"]):
         slo = float(row["raw_tpot_slo_ms"])
-        legend.append(LegendEntry(f"TPOT target {fmt_value(slo, 'ms')}", c["limit"], "dash"))
+        legend.append(LegendEntry(_("TPOT target {slo}").format(slo=fmt_value(slo, "ms")),
+                                  c["limit"], "dash"))
     if as_float(row, "batch_max_kv") < top:
-        legend.append(LegendEntry(
-            f"Beyond memory's {fmt(row, 'batch_max_kv')} sequences", "#c8c8c8", "shade"))
+        b_mem = as_float(row, "batch_max_kv")
+        legend.append(LegendEntry(ngettext(
+            "Beyond memory's {n} sequence", "Beyond memory's {n} sequences", int(b_mem)).format(
+            n=fmt(row, "batch_max_kv")), "#c8c8c8", "shade"))
     if as_float(row, "max_batch") < top:
         legend.append(LegendEntry(f"max_batch {fmt(row, 'max_batch')}", "#666666", "dot"))
     if ceiling_text is not None:
@@ -108,7 +119,7 @@ def batch_figure(
     """Throughput per GPU and TPOT along the sweep: chart (None without a sweep), legend and
     caption."""
     if sweep is None:
-        return None, (), "No curve: no batch fits in memory."
+        return None, (), _("No curve: no batch fits in memory.")
     tokens = tuple(float(v) for v in sweep["output_tokens_per_s_per_gpu"])
     batches = tuple(float(b) for b in sweep["batch"])
     ceiling = as_float(row, "compute_ceiling_tokens_per_s_per_gpu")
@@ -125,12 +136,17 @@ def batch_figure(
         ceiling=ceiling if on_scale else None,
         slo=None if blank(row["raw_tpot_slo_ms"]) else float(row["raw_tpot_slo_ms"]),
     )
-    ceiling_text = f"Compute ceiling F·MFU/2P {fmt(row, 'compute_ceiling_tokens_per_s_per_gpu')}"
-    caption = (
-        "From the roofline, as the batch grows: throughput per GPU rises while each token "
-        f"takes longer. The plan runs at B* = {fmt(row, 'batch')}: "
-        f"{fmt(row, 'output_tokens_per_s_per_gpu')} at {fmt(row, 'tpot_ms')} per token."
-        + ("" if on_scale else f" {ceiling_text} is far above the curve (not drawn).")
-    )
+    ceiling_text = _("Compute ceiling F·MFU/2P {ceiling}").format(
+        ceiling=fmt(row, "compute_ceiling_tokens_per_s_per_gpu"))
+    at = dict(batch=fmt(row, "batch"), tokens=fmt(row, "output_tokens_per_s_per_gpu"),
+              tpot=fmt(row, "tpot_ms"))
+    caption = _(
+        "From the roofline, as the batch grows: throughput per GPU rises while each token takes "
+        "longer. The plan runs at B* = {batch}: {tokens} at {tpot} per token."
+    ).format(**at) if on_scale else _(
+        "From the roofline, as the batch grows: throughput per GPU rises while each token takes "
+        "longer. The plan runs at B* = {batch}: {tokens} at {tpot} per token. {ceiling} is far "
+        "above the curve (not drawn)."
+    ).format(ceiling=ceiling_text, **at)
     legend = _batch_legend(row, max(batches), ceiling_text if on_scale else None)
     return charts.batch_curves(spec), legend, caption

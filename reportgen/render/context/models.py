@@ -81,15 +81,9 @@ class Summary:
     """The one-page executive summary."""
 
     headlines: tuple[Headline, ...]
-    band_sentence: str
-    calibration_sentence: str
     rows: tuple[SummaryRow, ...]
     total_gpus: Num
     total_monthly_cost: Num
-    findings: tuple[str, ...]
-    scope_sentence: str = ""  # what the total includes and excludes
-    pricing_sentence: str = ""  # basis, region and date of each price used
-    redundancy_sentence: str = ""  # what availability and whole-instance billing add
     gpu_monthly_cost: Num | None = None  # the budgeted rows' GPUs as billed, support excluded
     support_monthly_cost: Num | None = None  # the support plan on the budgeted rows' spend
 

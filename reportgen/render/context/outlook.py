@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from reportgen.finance.buy_rent import OwnershipTerms, buy_or_rent
 from reportgen.finance.outlook import day_fleet, quarterly
+from reportgen.i18n import _
 from reportgen.plan import Plan
 from reportgen.render.context.common import fmt_value
 from reportgen.render.context.models import Num
@@ -82,25 +83,26 @@ def outlook(plan: Plan) -> Outlook:
         peak_cost=_money(r["peak_monthly_cost"]),
         autoscaled_cost=_money(r["autoscaled_monthly_cost"]),
         mix_cost=_money(r["mix_monthly_cost"]), mix_note=str(r["mix_note"]),
-    ) for _, r in day.iterrows())
+    ) for _row, r in day.iterrows())
     peak = float(day["peak_monthly_cost"].sum())
     scaled = float(day["autoscaled_monthly_cost"].sum())
     # the mix where a reserved price exists, else the row's peak-sized on-demand cost
     mixed = float(day["mix_monthly_cost"].fillna(day["peak_monthly_cost"]).sum())
-    total = DayRow("Total", "", "", Num(float(day["peak_replica_hours_per_day"].sum()), "count"),
+    total = DayRow(_("Total"), "", "", Num(float(day["peak_replica_hours_per_day"].sum()), "count"),
                    Num(float(day["autoscaled_replica_hours_per_day"].sum()), "count"),
                    _money(peak), _money(scaled), _money(mixed), "")
     quarters = tuple(QuarterRow(str(q["quarter"]), Num(q["gpus"], "GPUs"),
                                 Num(q["nodes"], "nodes"), _money(q["monthly_cost"]),
-                                Num(q["quarter_cost"], "USD/quarter")) for _, q in
+                                Num(q["quarter_cost"], "USD/quarter")) for _row, q in
                      quarterly(plan.results, plan.provenance.generated).iterrows())
     sentence = ""
     if peak > 0:
-        sentence = (
-            f"Following each day's traffic would cost {fmt_value(scaled, 'USD/month')} a month "
-            f"({fmt_value(1 - scaled / peak, 'fraction')} less than peak-sized, before start-up "
-            f"delays); a 1-year reserved baseline with on-demand burst "
-            f"{fmt_value(mixed, 'USD/month')}.")
+        sentence = _(
+            "Following each day's traffic would cost {scaled} a month ({share} less than "
+            "peak-sized, before start-up delays); a 1-year reserved baseline with on-demand "
+            "burst {mixed}.").format(scaled=fmt_value(scaled, "USD/month"),
+                                     share=fmt_value(1 - scaled / peak, "fraction"),
+                                     mixed=fmt_value(mixed, "USD/month"))
     terms = OwnershipTerms()
     buy = tuple(BuyRow(
         str(b["gpu"]), Num(b["nodes"], "nodes"), Num(_finite(b["capex"]), "USD one-off"),
@@ -108,17 +110,24 @@ def outlook(plan: Plan) -> Outlook:
         str(b["price_date"]), _money(b["monthly_depreciation"]), _money(b["monthly_power"]),
         _money(b["monthly_own"]), _money(b["monthly_rent"]),
         Num(_finite(b["break_even_month"]), "count"), str(b["note"]))
-        for _, b in buy_or_rent(plan.results, plan.prices, terms).iterrows())
-    words = (f"straight-line over {terms.depreciation_years:g} years, residual "
-             f"{terms.residual_fraction:.0%} (assumptions); power at the servers' maximum draw × "
-             f"PUE {terms.pue:g} (Uptime Institute 2024 survey average) × "
-             f"{terms.usd_per_kwh * 100:.2f} ¢/kWh (EIA, industrial, Middle Atlantic, April "
-             "2025); colocation, staff, networking switches and support not included")
+        for _row, b in buy_or_rent(plan.results, plan.prices, terms).iterrows())
+    words = _("straight-line over {years} years, residual {residual} (assumptions); power at the "
+              "servers' maximum draw × PUE {pue} (Uptime Institute 2024 survey average) × "
+              "{cents} ¢/kWh (EIA, industrial, Middle Atlantic, April 2025); colocation, staff, "
+              "networking switches and support not included").format(
+                  years=f"{terms.depreciation_years:g}", residual=f"{terms.residual_fraction:.0%}",
+                  pue=f"{terms.pue:g}", cents=f"{terms.usd_per_kwh * 100:.2f}")
     paid = [b for b in buy if b.break_even.value is not None]
     if paid:
-        sentence += " " + "; ".join(
-            f"Buying the {b.gpu} servers ({fmt_value(b.capex.value, 'USD one-off')}) pays back "
-            f"in month {b.break_even.value:g}" for b in paid) + "."
+        # TRANSLATORS: one clause of "Buying … pays back in month 14; buying … ." (one per GPU).
+        paybacks = [_("Buying the {gpu} servers ({capex}) pays back in month {month}").format(
+            gpu=b.gpu, capex=fmt_value(b.capex.value, "USD one-off"),
+            month=f"{b.break_even.value:g}") for b in paid]
+        # TRANSLATORS: separates the clauses of one sentence ("a; b").
+        clauses = _("; ").join(paybacks)
+        # TRANSLATORS: ends a sentence made of clauses ({clauses}: the clauses joined).
+        ending = _("{clauses}.").format(clauses=clauses)
+        sentence = " ".join(part for part in (sentence, ending) if part)
     return Outlook(rows, total, quarters, sentence, buy, words)
 
 

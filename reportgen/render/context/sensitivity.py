@@ -7,6 +7,7 @@ import math
 from dataclasses import dataclass
 
 from reportgen.finance.sensitivity import tornado
+from reportgen.i18n import _
 from reportgen.plan import Plan
 from reportgen.render.context.models import Num
 
@@ -15,7 +16,7 @@ from reportgen.render.context.models import Num
 class TornadoBar:
     """One input of the tornado."""
 
-    factor: str
+    factor: str  # the English key (ask.PLAIN_FACTORS names it for the reader)
     low_label: str
     high_label: str
     low_cost: Num
@@ -49,8 +50,9 @@ def sensitivity(plan: Plan) -> Tornado:
     def money(value: float) -> Num:
         return Num(value if math.isfinite(value) else None, "USD/month")
 
+    # the labels are N_()-marked in finance.sensitivity (or plain numbers, shown as they are)
     bars = tuple(TornadoBar(
-        str(r["factor"]), str(r["low_label"]), str(r["high_label"]), money(r["low_cost"]),
+        str(r["factor"]), _(str(r["low_label"])), _(str(r["high_label"])), money(r["low_cost"]),
         money(r["high_cost"]), _width(r["low_cost"], base, widest),
-        _width(r["high_cost"], base, widest)) for _, r in frame.iterrows())
+        _width(r["high_cost"], base, widest)) for _row, r in frame.iterrows())
     return Tornado(Num(base, "USD/month"), bars)

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from reportgen.i18n import N_, _
 from reportgen.render import charts
 from reportgen.render.context.common import (
     Row,
@@ -30,22 +31,22 @@ from reportgen.render.context.models import CompareRow, LegendEntry, Num, Tutori
 _MATCH_FIELDS = ("model", "gpu", "peak_qps", "avg_prompt_tokens", "avg_output_tokens")
 # (label, the tutorial row's quantity, the roofline row's quantity)
 _PAIRS: tuple[tuple[str, str, str], ...] = (
-    ("Parameters", "params_b", "params_b"),
-    ("KV heads per layer", "kv_heads", "kv_heads"),
-    ("KV cache per token", "kv_bytes_per_token", "kv_bytes_per_token"),
-    ("Tensor parallelism (GPUs per instance)", "tp", "tp"),
-    ("Weights per GPU", "weights_gib_per_gpu", "weights_gib_per_gpu"),
-    ("GPU memory", "gpu_memory_gib", "gpu_memory_gib"),
-    ("KV budget per instance", "kv_budget_gib", "kv_budget_gib"),
-    ("Sequences memory holds (B_mem)", "batch_max_kv", "batch_max_kv"),
-    ("Operating batch", "batch", "batch"),
-    ("MFU (decode)", "mfu_decode", "mfu_decode"),
-    ("Compute ceiling F·MFU/2P per GPU", "compute_ceiling_tokens_per_s_per_gpu",
+    (N_("Parameters"), "params_b", "params_b"),
+    (N_("KV heads per layer"), "kv_heads", "kv_heads"),
+    (N_("KV cache per token"), "kv_bytes_per_token", "kv_bytes_per_token"),
+    (N_("Tensor parallelism (GPUs per instance)"), "tp", "tp"),
+    (N_("Weights per GPU"), "weights_gib_per_gpu", "weights_gib_per_gpu"),
+    (N_("GPU memory"), "gpu_memory_gib", "gpu_memory_gib"),
+    (N_("KV budget per instance"), "kv_budget_gib", "kv_budget_gib"),
+    (N_("Sequences memory holds (B_mem)"), "batch_max_kv", "batch_max_kv"),
+    (N_("Operating batch"), "batch", "batch"),
+    (N_("MFU (decode)"), "mfu_decode", "mfu_decode"),
+    (N_("Compute ceiling F·MFU/2P per GPU"), "compute_ceiling_tokens_per_s_per_gpu",
      "compute_ceiling_tokens_per_s_per_gpu"),
-    ("Requests/s one instance serves", "tutorial_instance_rps", "instance_rps"),
-    ("Instances", "instances", "instances"),
-    ("GPUs", "gpus", "gpus"),
-    ("Monthly cost", "monthly_cost", "monthly_cost"),
+    (N_("Requests/s one instance serves"), "tutorial_instance_rps", "instance_rps"),
+    (N_("Instances"), "instances", "instances"),
+    (N_("GPUs"), "gpus", "gpus"),
+    (N_("Monthly cost"), "monthly_cost", "monthly_cost"),
 )
 
 
@@ -65,7 +66,7 @@ def matches(rows: Sequence[Row]) -> dict[int, int]:
 def _rows(t: Row, r: Row | None) -> tuple[CompareRow, ...]:
     dash = Num(None, "text")
     return tuple(
-        CompareRow(label, num(t, tutorial), num(r, roofline) if r is not None else dash)
+        CompareRow(_(label), num(t, tutorial), num(r, roofline) if r is not None else dash)
         for label, tutorial, roofline in _PAIRS
     )
 
@@ -76,37 +77,44 @@ def _rows(t: Row, r: Row | None) -> tuple[CompareRow, ...]:
 def _kv_heads_reason(t: Row, r: Row | None) -> list[str]:
     if r is None:
         return [
-            "KV heads: the tutorial calls a 70B model “80 layers, 64 KV heads”; Llama 70B "
-            "models have 8 KV heads (grouped-query attention), eight times less KV cache."
+            _("KV heads: the tutorial calls a 70B model “80 layers, 64 KV heads”; Llama 70B "
+              "models have 8 KV heads (grouped-query attention), eight times less KV cache.")
         ]
     if as_float(t, "kv_heads") == as_float(r, "kv_heads"):
         return []
     return [
-        f"KV heads: the tutorial uses {fmt(t, 'kv_heads')} KV heads; {r['model']} has "
-        f"{fmt(r, 'kv_heads')} (grouped-query attention), so its KV cache per token is "
-        f"{fmt(t, 'kv_bytes_per_token')} instead of {fmt(r, 'kv_bytes_per_token')}."
+        _("KV heads: the tutorial uses {heads} KV heads; {model} has {model_heads} (grouped-query "
+          "attention), so its KV cache per token is {per_token} instead of {model_per_token}."
+          ).format(heads=fmt(t, "kv_heads"), model=r["model"], model_heads=fmt(r, "kv_heads"),
+                   per_token=fmt(t, "kv_bytes_per_token"),
+                   model_per_token=fmt(r, "kv_bytes_per_token"))
     ]
 
 
 def _weights_reason(t: Row, r: Row | None) -> list[str]:
     if str(t["bottleneck"]) != "weights_do_not_fit":
         return []
-    sharded = (
-        f" reportgen shards them over {fmt(r, 'tp', with_unit=False)} GPUs per instance."
-        if r is not None else ""
-    )
+    values = dict(weights=fmt(t, "weights_gib"), memory=fmt(t, "gpu_memory_gib"),
+                  budget=fmt(t, "kv_budget_gib"))
+    if r is None:
+        return [
+            _("Weights that do not fit: {weights} of weights on one {memory} GPU leave a KV "
+              "budget of {budget}; the tutorial has no tensor parallelism and prints negative "
+              "batch sizes.").format(**values)
+        ]
     return [
-        f"Weights that do not fit: {fmt(t, 'weights_gib')} of weights on one "
-        f"{fmt(t, 'gpu_memory_gib')} GPU leave a KV budget of {fmt(t, 'kv_budget_gib')}; the "
-        f"tutorial has no tensor parallelism and prints negative batch sizes.{sharded}"
+        _("Weights that do not fit: {weights} of weights on one {memory} GPU leave a KV budget "
+          "of {budget}; the tutorial has no tensor parallelism and prints negative batch sizes. "
+          "reportgen shards them over {tp} GPUs per instance.").format(
+            tp=fmt(r, "tp", with_unit=False), **values)
     ]
 
 
-_UNITS_REASON = (
+_UNITS_REASON = N_(
     "Units: the tutorial mixes decimal GB (10⁹ bytes) with GiB (2³⁰ bytes); every memory "
     "figure here is GiB, as the driver reports it (an “80 GB” H100 holds 80 GiB)."
 )
-_DIMENSIONS_REASON = (
+_DIMENSIONS_REASON = N_(
     "Mixed dimensions: its single-instance capacity min(compute ÷ tokens per request, free "
     "memory ÷ KV per token) compares requests per second with a token count; here "
     "requests in flight, tokens per second and bytes stay apart and meet only through "
@@ -116,22 +124,23 @@ _DIMENSIONS_REASON = (
 
 def _decode_reason(t: Row, r: Row | None) -> str:
     if r is not None and fits(r) and r["decode_regime"] == "compute":
-        return (
-            f"Decode is compute-bound only at large batches: at {fmt(r, 'batch')} sequences it "
-            "is, as the tutorial assumes, yet its 2P-FLOPs ceiling of "
-            f"{fmt(t, 'compute_ceiling_tokens_per_s_per_gpu')} is not reached, because the same "
-            f"GPUs run every request's prefill ({fmt(r, 'prefill_time_share')} of their time) "
-            "and attention over the KV cache; the roofline gives "
-            f"{fmt(r, 'output_tokens_per_s_per_gpu')}."
-        )
+        return _(
+            "Decode is compute-bound only at large batches: at {batch} sequences it is, as the "
+            "tutorial assumes, yet its 2P-FLOPs ceiling of {ceiling} is not reached, because the "
+            "same GPUs run every request's prefill ({share} of their time) and attention over "
+            "the KV cache; the roofline gives {roofline}."
+        ).format(batch=fmt(r, "batch"), ceiling=fmt(t, "compute_ceiling_tokens_per_s_per_gpu"),
+                 share=fmt(r, "prefill_time_share"),
+                 roofline=fmt(r, "output_tokens_per_s_per_gpu"))
     if r is not None and fits(r):
-        return (
-            f"Decode is bandwidth-bound: at {fmt(r, 'batch')} sequences each decode step reads "
-            f"{fmt(r, 'weights_read_gib_per_step')} of weights plus the KV cache, so the "
-            f"2P-FLOPs ceiling of {fmt(t, 'compute_ceiling_tokens_per_s_per_gpu')} is not what "
-            f"limits it; the roofline gives {fmt(r, 'output_tokens_per_s_per_gpu')}."
-        )
-    return (
+        return _(
+            "Decode is bandwidth-bound: at {batch} sequences each decode step reads {weights} of "
+            "weights plus the KV cache, so the 2P-FLOPs ceiling of {ceiling} is not what limits "
+            "it; the roofline gives {roofline}."
+        ).format(batch=fmt(r, "batch"), weights=fmt(r, "weights_read_gib_per_step"),
+                 ceiling=fmt(t, "compute_ceiling_tokens_per_s_per_gpu"),
+                 roofline=fmt(r, "output_tokens_per_s_per_gpu"))
+    return _(
         "Decode is bandwidth-bound at small and medium batches: every step reads all "
         "weights plus the KV cache; FLOPs ≈ 2P per token bounds only prefill and large "
         "batches."
@@ -139,13 +148,18 @@ def _decode_reason(t: Row, r: Row | None) -> str:
 
 
 def _safety_reason(t: Row, r: Row | None) -> str:
-    safety = f"({fmt(r, 'safety_factor')}) " if r is not None else ""
-    return (
-        f"Safety applied twice: the tutorial runs at {constant('TUTORIAL_KV_HEADROOM')} "
-        f"of the memory-limited batch and then multiplies instances by "
-        f"{fmt(t, 'safety_factor')}; reportgen keeps only the serving engine's own memory "
-        f"margin, applies its safety factor {safety}once, and shows each."
-    )
+    values = dict(headroom=constant("TUTORIAL_KV_HEADROOM"), safety=fmt(t, "safety_factor"))
+    if r is None:
+        return _(
+            "Safety applied twice: the tutorial runs at {headroom} of the memory-limited batch "
+            "and then multiplies instances by {safety}; reportgen keeps only the serving "
+            "engine's own memory margin, applies its safety factor once, and shows each."
+        ).format(**values)
+    return _(
+        "Safety applied twice: the tutorial runs at {headroom} of the memory-limited batch and "
+        "then multiplies instances by {safety}; reportgen keeps only the serving engine's own "
+        "memory margin, applies its safety factor ({own_safety}) once, and shows each."
+    ).format(own_safety=fmt(r, "safety_factor"), **values)
 
 
 # --- the batching-gain figure --------------------------------------------------------------------
@@ -174,55 +188,57 @@ def _gain(r: Row, sweep: pd.DataFrame) -> _Gain:
         )
     )
     legend = (
-        LegendEntry("Roofline (this plan)", charts.COLOURS["line"], "line"),
-        LegendEntry("Tutorial: 2B/(B+1)", charts.COLOURS["tutorial"], "dash"),
+        LegendEntry(_("Roofline (this plan)"), charts.COLOURS["line"], "line"),
+        LegendEntry(_("Tutorial: 2B/(B+1)"), charts.COLOURS["tutorial"], "dash"),
         LegendEntry(f"B* = {fmt(r, 'batch')}", charts.COLOURS["limit"], "dot"),
     )
-    caption = (
-        "Throughput relative to one sequence. The tutorial's 2B/(B+1) never reaches 2×; "
-        f"on the roofline, throughput at B* = {fmt(r, 'batch')} is "
-        f"{fmt_value(at_chosen, '×')} that at B = 1, because a bandwidth-bound step costs "
-        "almost the same for one sequence as for many."
-    )
-    reason = (
-        f"Batching gain: the tutorial's 2B/(B+1) caps the gain at 2×; the roofline gives "
-        f"{fmt_value(at_chosen, '×')} at B* = {fmt(r, 'batch')} (chart below)."
-    )
+    caption = _(
+        "Throughput relative to one sequence. The tutorial's 2B/(B+1) never reaches 2×; on the "
+        "roofline, throughput at B* = {batch} is {gain} that at B = 1, because a bandwidth-bound "
+        "step costs almost the same for one sequence as for many."
+    ).format(batch=fmt(r, "batch"), gain=fmt_value(at_chosen, "×"))
+    reason = _(
+        "Batching gain: the tutorial's 2B/(B+1) caps the gain at 2×; the roofline gives {gain} at "
+        "B* = {batch} (chart below)."
+    ).format(gain=fmt_value(at_chosen, "×"), batch=fmt(r, "batch"))
     return _Gain(chart, legend, caption, reason)
 
 
-_NO_GAIN = _Gain(
-    None, (), "",
-    "Batching gain: the tutorial's 2B/(B+1) caps the gain at 2×; real decode throughput grows "
-    "almost linearly while bandwidth-bound and flattens once compute-bound.",
-)
+def _no_gain() -> _Gain:
+    """No chart (no roofline match or nothing fits): the reason in general terms."""
+    return _Gain(
+        None, (), "",
+        _("Batching gain: the tutorial's 2B/(B+1) caps the gain at 2×; real decode throughput "
+          "grows almost linearly while bandwidth-bound and flattens once compute-bound."),
+    )
 
 
 def _intro(t: Row, r: Row | None) -> str:
-    beside = (
-        f"It is shown beside {quote(str(r['scenario']))}, the roofline plan for the same "
-        "model, GPU, load and lengths."
-        if r is not None
-        else "The input has no roofline scenario with the same model, GPU, load and "
-        "lengths to set beside it."
-    )
-    return (
-        f"{quote(str(t['scenario']))} uses the tutorial's own arithmetic "
-        "(compute ceiling F·MFU/2P, capacity = ceiling ÷ (prompt + output) tokens, instances "
-        "= ⌈QPS × safety ÷ capacity⌉). " + beside
-    )
+    name = quote(str(t["scenario"]))
+    if r is None:
+        return _(
+            "{name} uses the tutorial's own arithmetic (compute ceiling F·MFU/2P, capacity = "
+            "ceiling ÷ (prompt + output) tokens, instances = ⌈QPS × safety ÷ capacity⌉). The "
+            "input has no roofline scenario with the same model, GPU, load and lengths to set "
+            "beside it."
+        ).format(name=name)
+    return _(
+        "{name} uses the tutorial's own arithmetic (compute ceiling F·MFU/2P, capacity = ceiling "
+        "÷ (prompt + output) tokens, instances = ⌈QPS × safety ÷ capacity⌉). It is shown beside "
+        "{match}, the roofline plan for the same model, GPU, load and lengths."
+    ).format(name=name, match=quote(str(r["scenario"])))
 
 
 def comparison(
     index: int, t: Row, r: Row | None, sweep: pd.DataFrame | None
 ) -> TutorialComparison:
     """Tutorial row ``t`` beside its roofline match ``r`` (None: the input has none)."""
-    gain = _gain(r, sweep) if sweep is not None and r is not None else _NO_GAIN
+    gain = _gain(r, sweep) if sweep is not None and r is not None else _no_gain()
     reasons = (
         *_kv_heads_reason(t, r),
         *_weights_reason(t, r),
-        _UNITS_REASON,
-        _DIMENSIONS_REASON,
+        _(_UNITS_REASON),
+        _(_DIMENSIONS_REASON),
         _decode_reason(t, r),
         gain.reason,
         _safety_reason(t, r),
