@@ -139,7 +139,8 @@ def test_outputs_show_the_calibration_only_when_used(efficiency: Path, scenarios
     assert main(["build", str(scenarios), "--efficiency", str(efficiency), "--out",
                  str(out)]) == 0
     text = "\n".join(p.extract_text() for p in PdfReader(out / "plan.pdf").pages)
-    assert "Calibration on your load test" in text and "calibrated on your load test" in text
+    assert "Appendix: calibration on your load test" in text
+    assert "calibrated on your load test" in text
     assert "instead of the shipped hopper-fp8" in text
     sheet = openpyxl.load_workbook(out / "plan.xlsx")["Efficiency"]
     column_a = [c.value for c in sheet["A"]]

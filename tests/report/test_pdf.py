@@ -148,10 +148,14 @@ def test_no_placeholders_or_missing_values(sample: Rendered) -> None:
 
 def test_sections_present(sample: Rendered) -> None:
     text = sample.text
-    for title in ("Executive summary", "Tutorial comparison", "Procurement hand-off",
-                  "Assumptions register", "Method", "Pitfalls this plan avoids", "Glossary",
+    for title in ("Executive summary", "Appendix: the source tutorial compared",
+                  "Procurement hand-off", "Appendix: assumptions register", "Appendix: method",
+                  "Annex: every formula", "Pitfalls this plan avoids", "Glossary",
                   "Prepared by", "Reviewed by", "Approved by"):
         assert title in text, title
+    # the workloads in the number before the appendices (comparison rows, the tutorial)
+    assert text.index("Procurement hand-off", text.index("Contents") + 400) < text.index(
+        "Appendix: rows not in the number", text.index("Contents") + 400)
     assert re.search(r"Page 2 of \d+", sample.pages[1])
 
 
