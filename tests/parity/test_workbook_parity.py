@@ -451,13 +451,13 @@ def test_stale_cache_is_recomputed_only_when_libreoffice_is_told_to(
     """An input edited behind LibreOffice's back (cached values now stale): with the
     "always recalculate" setting the Plan follows the input; with the default it shows the
     stale cache, which is why the cached values must be right and the Method sheet says how."""
-    ref = f"Scenarios!{where.scenario_cols['peak_qps']}2"
+    ref = f"Scenarios!{where.scenario_cols['peak_qps']}{where.first_row}"
     stale = tmp_path / "stale.xlsx"
     patch_number_cell(parity_workbook, stale, ref, 55.0)
     scenarios = parity_plan.scenarios.copy()
     scenarios.loc[scenarios.index[0], "peak_qps"] = 55.0
     expected = with_choice(estimate(scenarios, parity_plan.tables))
-    gpus = f"{where.plan_cols['gpus']}2"
+    gpus = f"{where.plan_cols['gpus']}{where.first_row}"
     assert expected["gpus"].iloc[0] != parity_plan.results["gpus"].iloc[0]
 
     fresh = recalc_with_libreoffice(stale, tmp_path, always_recalc=True)
@@ -497,7 +497,7 @@ def test_an_edited_price_changes_the_pick_and_the_totals_follow(
     chosen = str(parity_plan.results.iloc[row]["gpu"])
     wb = openpyxl.load_workbook(parity_workbook)
     gpus = wb["GPUs"]
-    price_col = _header(gpus, 1)["price_usd"]  # what the registry bills (per priced unit)
+    price_col = _header(gpus, _row_of(gpus, "A", "name"))["price_usd"]  # what the registry bills (per priced unit)
     ref = f"{price_col}{_row_of(gpus, 'A', chosen)}"
     gpus[ref] = 80.0
     edited = tmp_path / "pricey.xlsx"
