@@ -15,6 +15,7 @@ from reportgen.catalog import load_catalogs
 from reportgen.engine import RESULT_COLUMNS
 from reportgen.pipeline import make_plan
 from reportgen.plan import Plan
+from reportgen.render.layout import FIRST_ROW, NAME_ROW
 from reportgen.render.workbook import write_workbook
 from tests.helpers import (
     GENERATED,
@@ -67,10 +68,11 @@ def bare(plan: Plan, tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _compare(values: Values, plan: Plan) -> None:
-    header = {v: k.rstrip("0123456789") for k, v in values["Plan"].items() if k.endswith("1")
-              and k[:-1].isalpha()}
+    names = f"{NAME_ROW}"  # the machine names, under the readers' labels
+    header = {v: k.rstrip("0123456789") for k, v in values["Plan"].items()
+              if k.endswith(names) and k[: -len(names)].isalpha()}
     mismatches = []
-    for i, (_, row) in enumerate(plan.results.iterrows(), start=2):
+    for i, (_, row) in enumerate(plan.results.iterrows(), start=FIRST_ROW):
         for name in RESULT_COLUMNS:
             got = values["Plan"].get(f"{header[name]}{i}", "")
             if not same_value(got, row[name]):

@@ -497,7 +497,8 @@ def test_an_edited_price_changes_the_pick_and_the_totals_follow(
     chosen = str(parity_plan.results.iloc[row]["gpu"])
     wb = openpyxl.load_workbook(parity_workbook)
     gpus = wb["GPUs"]
-    price_col = _header(gpus, _row_of(gpus, "A", "name"))["price_usd"]  # what the registry bills (per priced unit)
+    # what the registry bills (per priced unit)
+    price_col = _header(gpus, _row_of(gpus, "A", "name"))["price_usd"]
     ref = f"{price_col}{_row_of(gpus, 'A', chosen)}"
     gpus[ref] = 80.0
     edited = tmp_path / "pricey.xlsx"
