@@ -35,7 +35,10 @@ def _marked(folder: Path, method: str) -> Iterator[tuple[str | tuple[str, str], 
 
 def _data_texts() -> Iterator[tuple[str, str]]:
     from reportgen import schema
+    from reportgen.choose import GUARDS
     from reportgen.quantities import REGISTRY
+    from reportgen.render.workbook import TABLE_EDITS
+    from reportgen.simulate.plan_latency import DAY_TABLE_COLUMNS, LATENCY_COLUMNS
     from reportgen.units import CONSTANTS
 
     for q in REGISTRY.values():
@@ -44,6 +47,13 @@ def _data_texts() -> Iterator[tuple[str, str]]:
         yield column.help, f"input column {column.name}"
     for constant in CONSTANTS.values():
         yield constant.doc, f"constant {constant.name}"
+    for name, (_unit, meaning) in {**LATENCY_COLUMNS, **DAY_TABLE_COLUMNS}.items():
+        yield meaning, f"simulated column {name}"
+    for name, _template, note in GUARDS:
+        yield note, f"Plan column {name}"
+    for table, (edits, _derived) in TABLE_EDITS.items():
+        for name, note in edits.items():
+            yield note, f"{table} table column {name}"
 
 
 def catalog() -> Catalog:
