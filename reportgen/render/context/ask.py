@@ -30,6 +30,12 @@ from reportgen.render.context.sensitivity import Tornado, TornadoBar
 from reportgen.units import CONSTANTS
 
 MOVERS = 3  # assumptions the page names, largest swing first
+# A price basis of the price book in words.
+BASIS_WORDS: dict[str, str] = {
+    "on_demand": N_("on-demand"), "reserved_1y": N_("1-year reserved"),
+    "reserved_3y": N_("3-year reserved"), "spot": N_("spot"),
+    "capacity_block": N_("capacity-block"), "purchase": N_("purchase"), "as typed": N_("typed"),
+}
 # The tornado's inputs as a budget reader would name them.
 PLAIN_FACTORS: dict[str, str] = {
     "peak and average request rate": N_("Traffic (requests per second)"),
@@ -80,10 +86,11 @@ def _range_sentence(plan: Plan, counted: Sequence[Row], low: float, high: float)
 def _price_line(counted: Sequence[Row]) -> str:
     providers = sorted({text_of(r.get("price_provider", "")) or _("prices as typed")
                         for r in counted})
-    basis = sorted({text_of(r["price_basis"]).replace("_", "-") for r in counted})
+    basis = sorted({_(BASIS_WORDS.get(text_of(r["price_basis"]), text_of(r["price_basis"])))
+                    for r in counted})
     return _("GPU servers rented at {basis} prices from {providers}, {hours} hours a month "
              "(each price with its source and date: Procurement hand-off).").format(
-        basis=" / ".join(basis), providers=", ".join(providers), hours=hours())
+        basis=" / ".join(basis), providers=_(", ").join(providers), hours=hours())
 
 
 def _includes(counted: Sequence[Row], support: Support) -> tuple[str, ...]:
@@ -106,8 +113,8 @@ def _includes(counted: Sequence[Row], support: Support) -> tuple[str, ...]:
     left = [_("storage"), _("data transfer"), _("licences"), _("taxes"), _("staff")]
     if support.unpriced_providers:
         left.insert(2, _("{providers}'s support").format(
-            providers=", ".join(support.unpriced_providers)))
-    out.append(_("Not included: {items}.").format(items=", ".join(left)))
+            providers=_(", ").join(support.unpriced_providers)))
+    out.append(_("Not included: {items}.").format(items=_(", ").join(left)))
     return tuple(out)
 
 
@@ -130,12 +137,12 @@ def _risks(plan: Plan, counted: Sequence[Row], decisions: Decisions) -> tuple[st
              if not calibration_of(plan, str(r["efficiency_key"]))]
     if uncal:
         out.append(_("No published measurement covers {names}: load-test before committing.")
-                   .format(names=", ".join(uncal)))
+                   .format(names=_(", ").join(uncal)))
     stale = sorted({str(r["gpu"]) for r in counted
                     if text_of(r["price_status"]) in ("stale", "undated")})
     if stale:
         out.append(_("The price of {gpus} is over 12 months old or undated: re-quote.")
-                   .format(gpus=", ".join(stale)))
+                   .format(gpus=_(", ").join(stale)))
     if any(b.mixed_prices for b in decisions.workloads):
         out.append(_("Providers differ, so part of a GPU choice is a provider's price: price "
                      "the GPUs from one provider before signing."))
@@ -144,7 +151,7 @@ def _risks(plan: Plan, counted: Sequence[Row], decisions: Decisions) -> tuple[st
                   and blank(r.get("raw_tpot_p99_ms")) and blank(r.get("raw_ttft_p99_ms"))]
     if targetless:
         out.append(_("{names} set no latency target: users get whatever speed a full server "
-                     "gives.").format(names=", ".join(targetless)))
+                     "gives.").format(names=_(", ").join(targetless)))
     return tuple(out)
 
 
@@ -184,7 +191,7 @@ def _left_out(rows: Sequence[Row]) -> str:
     if not parts:
         return ""
     return _("Not in the number: {parts} (Decisions and the appendices show them).").format(
-        parts=", ".join(parts))
+        parts=_(", ").join(parts))
 
 
 def ask(plan: Plan, rows: Sequence[Row], support: Support, tornado: Tornado | None,

@@ -68,7 +68,8 @@ def _summary_row(i: int, r: Row) -> SummaryRow:
         anchor=f"scenario-{i + 1}",
         name=str(r["scenario"]),
         model=str(r["model"]),
-        gpu=str(r["gpu"]) if float(r["pp"]) <= 1 else f"{replica(r)} per replica",
+        gpu=(str(r["gpu"]) if float(r["pp"]) <= 1 else
+             _("{replica} per replica").format(replica=replica(r))),
         gpus=num(r, "gpus"),
         monthly_cost=num(r, "monthly_cost") if r["priced"] == 1 else Num("no price", "text"),
         cost_per_million=(num(r, "cost_per_million_output_tokens") if r["priced"] == 1
