@@ -96,6 +96,7 @@ MODEL_NUMERIC: tuple[str, ...] = (
     "kv_heads",
     "head_dim",
     "mla_kv_dim",
+    "mla_rope_dim",
     "experts",
     "experts_per_token",
     "expert_params_b",
@@ -116,7 +117,8 @@ MODEL_FIELDS: tuple[str, ...] = (
 )
 
 # "other": a GPU defined by a scenario's override columns (generic, uncalibrated efficiencies).
-GPU_FAMILIES = frozenset({"hopper", "ampere", "ada", "blackwell", "cdna3", "other"})
+GPU_FAMILIES = frozenset(
+    {"hopper", "ampere", "ada", "blackwell", "blackwell-rtx", "cdna3", "other"})
 GPU_LINKS = frozenset({"nvlink", "pcie", "xgmi"})
 # Numeric fields that must be strictly positive (the others may be 0).
 # Zero means "none" for the low-precision throughputs and "not known" for TDP (a GPU defined by
@@ -125,6 +127,7 @@ _GPU_POSITIVE = frozenset(GPU_NUMERIC) - {"fp8_tflops", "fp4_tflops", "int8_tops
 _MODEL_POSITIVE = frozenset(MODEL_NUMERIC) - {
     "max_context",  # 0 = not known (a model defined by override columns)
     "mla_kv_dim",
+    "mla_rope_dim",
     "experts",
     "experts_per_token",
     "expert_params_b",
@@ -287,6 +290,10 @@ def _check_models(frame: pd.DataFrame) -> None:
             )
         if row["experts_per_token"] > row["experts"] or row["expert_params_b"] >= row["params_b"]:
             raise CatalogError(f"model {name!r}: inconsistent MoE fields")
+        mla = (row["mla_kv_dim"], row["mla_rope_dim"])
+        if (mla[0] > 0) != (mla[1] > 0) or mla[1] >= max(mla[0], 1):
+            raise CatalogError(f"model {name!r}: mla_rope_dim must be 0 (no MLA) or positive and "
+                               "below mla_kv_dim")
         for column in ("weight_dtype", "expert_weight_dtype", "kv_dtype"):
             # "" = not known (a config.json whose quantization reportgen cannot read): the
             # scenario must then type the precision (validate.py says so)
@@ -553,6 +560,7 @@ class _Arch:
     kv_heads: int
     head_dim: int
     mla_kv_dim: int
+    mla_rope_dim: int
     experts: int
     top_k: int
     max_context: int
@@ -593,7 +601,7 @@ def _analyse(cfg: Mapping[str, Any]) -> _Arch:
         total += vocab  # lm_head bias
 
     # Attention (per layer).
-    mla_kv_dim = 0
+    mla_kv_dim = mla_rope_dim = 0
     kv_lora = _flag_int(c, "kv_lora_rank", 0)
     if kv_lora:
         rope = _need_int(c, ("qk_rope_head_dim",))
@@ -606,6 +614,7 @@ def _analyse(cfg: Mapping[str, Any]) -> _Arch:
         attn = q + h * (kv_r + rope) + kv_r + kv_r * n_heads * (nope + v_dim) + n_heads * v_dim * h
         head_dim = nope + rope
         mla_kv_dim = kv_r + rope
+        mla_rope_dim = rope
     else:
         q_dim, kv_dim = n_heads * head_dim, n_kv * head_dim
         attn = h * q_dim + 2 * h * kv_dim + q_dim * h
@@ -693,6 +702,7 @@ def _analyse(cfg: Mapping[str, Any]) -> _Arch:
         kv_heads=n_kv,
         head_dim=head_dim,
         mla_kv_dim=mla_kv_dim,
+        mla_rope_dim=mla_rope_dim,
         experts=n_experts if moe_layers else 0,
         top_k=top_k if moe_layers else 0,
         max_context=max_context,
@@ -867,6 +877,7 @@ def read_config_file(path: Path, shown: str | None = None
         "kv_heads": float(arch.kv_heads),
         "head_dim": float(arch.head_dim),
         "mla_kv_dim": float(arch.mla_kv_dim),
+        "mla_rope_dim": float(arch.mla_rope_dim),
         "experts": float(arch.experts),
         "experts_per_token": float(arch.top_k),
         "expert_params_b": arch.expert / 1e9,

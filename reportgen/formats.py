@@ -69,6 +69,7 @@ FORMATS: dict[str, Format] = {
     "billed units": _INT,
     "quarters": _INT,
     "replicas": Format(2, "#,##0.##"),
+    "copies": Format(2, "#,##0.##"),
     "USD/month": Format(0, '"$"#,##0', currency=True),
     "USD/year": Format(0, '"$"#,##0', currency=True),
     "USD/quarter": Format(0, '"$"#,##0', currency=True),

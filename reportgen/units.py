@@ -104,6 +104,14 @@ _constant(
     "vLLM EngineArgs.get_batch_defaults: max_num_batched_tokens 8192 for the OpenAI server on "
     "GPUs of 70 GiB or more (2048 on smaller ones), the GPUs multi-node replicas run on",
 )
+_constant(
+    "UNCALIBRATED_ENGINE_WIDENING", 0.25, "fraction",
+    "How much wider each side of the error band is when the scenario's serving engine is not "
+    "the one its efficiencies were calibrated on (the shipped rows: TensorRT-LLM).",
+    "reportgen rule: no published vLLM or SGLang measurements with full configurations were "
+    "found to calibrate them (docs/accuracy.md); one engine's releases alone differ by up to "
+    "42 % on the same configuration (TensorRT-LLM v1.0 ÷ v0.13, 90th percentile of 45 pairs)",
+)
 _SUPPORT_SOURCE = "AWS Business Support pricing (aws.amazon.com/premiumsupport/pricing)"
 _SUPPORT_CHECKED = "2026-12-03"
 _constant(

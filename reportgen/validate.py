@@ -766,7 +766,8 @@ def _custom_model(scenarios: pd.DataFrame, i: int) -> dict[str, object]:
         "layers": given["layers"], "attention_heads": given["attention_heads"],
         "kv_heads": given["kv_heads"], "head_dim": given["head_dim"],
         "hidden_size": given["attention_heads"] * given["head_dim"],
-        "mla_kv_dim": 0.0, "experts": 0.0, "experts_per_token": 0.0, "expert_params_b": 0.0,
+        "mla_kv_dim": 0.0, "mla_rope_dim": 0.0, "experts": 0.0, "experts_per_token": 0.0,
+        "expert_params_b": 0.0,
         "max_context": 0.0, "weight_dtype": "bf16", "expert_weight_dtype": "bf16",
         "kv_dtype": "bf16", "precision_source": "assumed 16-bit (bf16) for a model defined by "
         "override columns: type weight_dtype and kv_dtype if it ships otherwise",

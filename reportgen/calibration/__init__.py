@@ -35,6 +35,8 @@ from reportgen.calibration.fit import (
     BATCH1_WEIGHT,
     BOUNDS,
     GROUP_PARAMETERS,
+    MIN_MOE_ROWS,
+    MOE_PARAMETER,
     SHARED_PARAMETER,
     START,
     Fit,
@@ -46,6 +48,7 @@ from reportgen.calibration.fit import (
     fit_groups,
     kind_weights,
     log_loss,
+    moe_rows,
     nelder_mead,
     start_table,
 )
@@ -70,10 +73,12 @@ from reportgen.calibration.measurements import (
     write_measurements,
 )
 from reportgen.calibration.release import (
+    REFERENCE_RELEASE,
     ReleaseFactor,
     fit_release_factors,
-    release_adjusted,
     release_pairs,
+    release_scale,
+    with_release_scale,
 )
 from reportgen.calibration.scenarios import (
     Bench,
@@ -109,13 +114,17 @@ __all__ = [
     "ABLATIONS", "BATCH1_KINDS", "BATCH1_WEIGHT", "BOUNDS", "FITTED_RELEASES", "FIT_KINDS",
     "GPT_FAST_OUTPUT_TOKENS", "GROUP_PARAMETERS", "GROUP_TARGET_PCT", "KINDS",
     "LATER_RELEASE_FILE", "MEASUREMENTS_FILE", "MEASUREMENT_COLUMNS", "MEASUREMENT_FILES",
-    "NVLINK_GPUS", "SHARED_PARAMETER", "START", "TARGETS_PCT", "THROUGHPUT_KINDS",
-    "TRTLLM_BENCH_MAX_BATCH", "UNCALIBRATED_BAND_WIDENING", "UNITS", "WEIGHT_ONLY", "WITHIN_PCT",
+    "MIN_MOE_ROWS", "MOE_PARAMETER",
+    "NVLINK_GPUS", "REFERENCE_RELEASE", "SHARED_PARAMETER", "START", "TARGETS_PCT",
+    "THROUGHPUT_KINDS", "TRTLLM_BENCH_MAX_BATCH", "UNCALIBRATED_BAND_WIDENING", "UNITS",
+    "WEIGHT_ONLY", "WITHIN_PCT",
     "Ablation", "Bench", "BoolArray", "Constants", "Fit", "FloatArray", "GroupFit", "Pin",
     "ReleaseFactor", "Score", "ablation_inputs", "ape_pct", "architecture_folds", "build_bench",
     "cross_validate", "efficiency_keys", "efficiency_table", "fit", "fit_group", "fit_groups",
     "fit_release_factors", "fit_rows", "group_scores", "kind_score", "kind_weights",
-    "later_release", "load_measurements", "log_loss", "nelder_mead", "normalise_reference",
-    "plain_roofline", "predict", "release_adjusted", "release_pairs", "score", "scored_rows",
-    "signed_pct", "size_class", "start_table", "write_efficiency", "write_measurements",
+    "later_release", "load_measurements", "log_loss", "moe_rows", "nelder_mead",
+    "normalise_reference",
+    "plain_roofline", "predict", "release_pairs", "release_scale", "score", "scored_rows",
+    "signed_pct", "size_class", "start_table", "with_release_scale", "write_efficiency",
+    "write_measurements",
 ]  # fmt: skip

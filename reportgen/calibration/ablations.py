@@ -23,6 +23,7 @@ class Ablation:
     bench: Callable[[Bench], Bench] = lambda b: b
     constants: Mapping[str, float | str] = dataclasses.field(default_factory=dict)
     pin: Pin | None = None
+    refit_moe: bool = True  # False: a refit keeps the ablation's MoE GEMM efficiencies
 
 
 def _links(latency_us: float | None = None, gbps_factor: float = 1.0,
@@ -43,15 +44,16 @@ def _links(latency_us: float | None = None, gbps_factor: float = 1.0,
 
 def _no_attention(results: pd.DataFrame) -> dict[str, Any]:
     zero = np.zeros(len(results))
-    return {"attention_flops_per_token_pair": zero, "decode_attention_s_per_seq": zero}
+    return {"attention_flops_per_token_pair": zero, "decode_attention_flops_per_token_pair": zero,
+            "decode_attention_s_per_seq": zero}
 
 
 def _single_roofline(results: pd.DataFrame) -> dict[str, Any]:
     r = results
     ctx = r["decode_context_tokens"]
-    compute = (2 * r["active_params_b"] * 1e9 + r["attention_flops_per_token_pair"] * ctx) / (
-        r["instance_flops_decode"])
-    reads = ctx * r["kv_bytes_per_token"] / r["instance_bandwidth"]
+    compute = (2 * r["gemm_params_b"] * 1e9
+               + r["decode_attention_flops_per_token_pair"] * ctx) / r["instance_flops_decode"]
+    reads = ctx * r["kv_bytes_per_token"] * r["kv_copies"] / r["instance_bandwidth"]
     return {"decode_compute_s_per_seq": compute.to_numpy(dtype=float),
             "decode_kv_read_s_per_seq": reads.to_numpy(dtype=float)}
 
@@ -76,6 +78,31 @@ def _lone_prefill_max(results: pd.DataFrame) -> dict[str, Any]:
 
 def _moe_reads_all_experts(results: pd.DataFrame) -> dict[str, Any]:
     return {"weights_read_gib_per_step": results["weights_gib"].to_numpy(dtype=float)}
+
+
+def _one_kv_copy(results: pd.DataFrame) -> dict[str, Any]:
+    return {"kv_copies": np.ones(len(results))}
+
+
+def _no_release_factor(bench: Bench) -> Bench:
+    from reportgen.calibration.release import with_release_scale
+
+    return with_release_scale(bench, factors={})
+
+
+def _moe_gemm(value: float) -> Callable[[Bench], Bench]:
+    """A bench whose every efficiency row has this MoE GEMM efficiency."""
+
+    def apply(bench: Bench) -> Bench:
+        return bench.with_efficiency(bench.tables.efficiency.assign(moe_gemm_efficiency=value))
+
+    return apply
+
+
+def _rtx_in_blackwell(bench: Bench) -> Bench:
+    gpus = bench.tables.gpus.copy()
+    gpus.loc[gpus["family"] == "blackwell-rtx", "family"] = "blackwell"
+    return bench.with_gpus(gpus)
 
 
 NVLINK_GPUS = ("H100-SXM", "H200-SXM", "GH200", "A100-SXM-80GB")
@@ -110,6 +137,18 @@ ABLATIONS: tuple[Ablation, ...] = (
              "all-reduce, as before (no sum, no overhead)", pin=_lone_prefill_max),
     Ablation("MoE reads all experts", "every decode step reads all expert weights",
              pin=_moe_reads_all_experts),
+    Ablation("no KV copies across TP", "kv_copies = 1: a KV head on fewer GPUs than tp (GQA "
+             "with kv_heads < tp) is not replicated", pin=_one_kv_copy),
+    Ablation("MoE GEMM at dense speed", "moe_gemm_efficiency 1.0 on every row (no MoE term)",
+             _moe_gemm(1.0), refit_moe=False),
+    Ablation("one MoE GEMM efficiency (0.8)", "moe_gemm_efficiency 0.8 on every row, not "
+             "fitted per GPU family and precision", _moe_gemm(0.8), refit_moe=False),
+    Ablation("no engine-release factor", "TensorRT-LLM v0.13 rows predicted as v1.0 (factor 1)",
+             _no_release_factor),
+    Ablation("RTX PRO 6000 in the blackwell family", "the GB202 card shares B200/GB200's "
+             "efficiency row", _rtx_in_blackwell),
+    Ablation("RTX PRO all-reduce at half PCIe rate", "RTX PRO 6000 link_gbps 32 (shipped 64)",
+             _links(gbps_factor=0.5, only=("RTX-PRO-6000-Server",))),
 )
 
 

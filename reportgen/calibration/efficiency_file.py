@@ -22,7 +22,7 @@ from reportgen import schema
 from reportgen.calibration.fit import BOUNDS
 from reportgen.calibration.loadtest_fit import PARAMETERS, RUN_TABLE_COLUMNS, StackFit, at
 from reportgen.catalog import Catalogs
-from reportgen.efficiency import NUMERIC
+from reportgen.efficiency import NUMERIC, with_defaults
 from reportgen.errors import InputError
 from reportgen.inputfiles import InputFile
 from reportgen.readers import RawTable, read_table
@@ -99,6 +99,8 @@ def efficiency_rows(fits: Sequence[StackFit], shipped: pd.DataFrame,
             "key": fit.key, "family": base["family"], "compute_dtype": base["compute_dtype"],
             **{n: round(fit.fitted[n], 4) for n in PARAMETERS},
             "throughput_ratio_p10": fit.band[0], "throughput_ratio_p90": fit.band[1],
+            "moe_ratio_p10": fit.band[0], "moe_ratio_p90": fit.band[1],
+            "moe_gemm_efficiency": base["moe_gemm_efficiency"],
             "calibrated": LOADTEST, "n_measurements": fit.n_measurements,
             "fit_mdape_pct": round(fit.mdape_pct, 1),
             "fitted_on": f"{fit.n_runs} load-test runs of {models} on {stack.tp}×{stack.gpu} "
@@ -216,8 +218,15 @@ def _number(text: object) -> float:
 
 def _check_numbers(key: str, row: int, record: dict[str, object]) -> list[str]:
     problems = []
+    ratio = (0.05, 20.0)
     limits = {**{n: BOUNDS[n] for n in PARAMETERS},
-              "throughput_ratio_p10": (0.05, 20.0), "throughput_ratio_p90": (0.05, 20.0)}
+              "throughput_ratio_p10": ratio, "throughput_ratio_p90": ratio}
+    # the MoE band is optional (blank: the row's band stands for both model classes), as is the
+    # MoE GEMM efficiency (blank: the prior)
+    limits.update({n: ratio for n in ("moe_ratio_p10", "moe_ratio_p90")
+                   if str(record.get(n, "")).strip() != ""})
+    if str(record.get("moe_gemm_efficiency", "")).strip() != "":
+        limits["moe_gemm_efficiency"] = BOUNDS["moe_gemm_efficiency"]
     for name, (low, high) in limits.items():
         value = _number(record.get(name, ""))
         if not (low <= value <= high):
@@ -274,7 +283,7 @@ def _rows(table: RawTable, catalogs: Catalogs) -> pd.DataFrame:
         raise EfficiencyFileError(table.source, problems)
     if not records:
         raise EfficiencyFileError(table.source, ["no rows under the header"])
-    frame = pd.DataFrame(list(records.values()), dtype=object).set_index("key")
+    frame = with_defaults(pd.DataFrame(list(records.values()), dtype=object).set_index("key"))
     for column in NUMERIC:
         frame[column] = frame[column].map(_number)
     for column in _COUNTS:
@@ -378,12 +387,13 @@ def join(shipped: pd.DataFrame, user: UserEfficiency
     key), the keys of the rows that changed the table, and those of them that replaced a
     shipped row. A row equal to the shipped row of its key changes nothing and is skipped."""
     table = shipped.astype(object)
-    extra = [c for c in user.rows.columns if c not in table.columns]
+    rows = with_defaults(user.rows)
+    extra = [c for c in rows.columns if c not in table.columns]
     for column in extra:
         table[column] = pd.Series("", index=table.index, dtype=object)
     replaced: list[str] = []
     applied: list[str] = []
-    for name, row in user.rows.iterrows():
+    for name, row in rows.iterrows():
         key = str(name)
         values = row.reindex(table.columns)
         if key in table.index:

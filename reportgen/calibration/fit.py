@@ -25,14 +25,20 @@ from reportgen.calibration.scenarios import (
 
 # What the fit may move, and within which bounds.
 GROUP_PARAMETERS = ("mfu_prefill", "mfu_decode", "mbu")  # per GPU family × compute precision
+# ... and, in a group with at least MIN_MOE_ROWS measurements of mixture-of-experts models, the
+# speed of their routed experts' grouped GEMMs relative to a dense layer's
+MOE_PARAMETER = "moe_gemm_efficiency"
+MIN_MOE_ROWS = 10
 SHARED_PARAMETER = "step_overhead_ms"  # one value for every row: scheduler and launch overhead
 BOUNDS: dict[str, tuple[float, float]] = {
     "mfu_prefill": (0.05, 0.8),
     "mfu_decode": (0.05, 0.8),
     "mbu": (0.2, 0.9),
+    "moe_gemm_efficiency": (0.2, 1.0),
     "step_overhead_ms": (0.1, 10.0),
 }
-START = {"mfu_prefill": 0.5, "mfu_decode": 0.4, "mbu": 0.7}  # where every fit starts
+# where every fit starts
+START = {"mfu_prefill": 0.5, "mfu_decode": 0.4, "mbu": 0.7, "moe_gemm_efficiency": 0.8}
 BATCH1_WEIGHT = 0.25  # total weight of each batch-1 kind relative to the throughput rows
 
 
@@ -147,7 +153,15 @@ def fit_group(bench: Bench, key: str, constants: Constants | None = None,
         return log_loss(predicted, measured, weights) + anchor * drift
 
     best = nelder_mead(loss, _to_unbounded(start, names))
-    best = nelder_mead(loss, best, step=0.2)  # a restart: Nelder–Mead can stall
+    # restarts: Nelder–Mead can stall in a narrow valley (MBU traded for step overhead), so
+    # restart from the best point until a restart no longer improves it
+    value = loss(best)
+    for step in (0.2, 0.5, 0.2):
+        again = nelder_mead(loss, best, step=step)
+        again_value = loss(again)
+        if again_value >= value - 1e-9:
+            break
+        best, value = again, again_value
     params = _to_params(best, names)
     predicted = predict(with_params(params), constants, pin)
     kind = bench.measurements["kind"].to_numpy()
@@ -180,18 +194,31 @@ def _batch1_loss(groups: Sequence[GroupFit]) -> float:
     return float(np.mean(per_kind)) if per_kind else 0.0
 
 
+def moe_rows(bench: Bench) -> BoolArray:
+    """The throughput measurements of mixture-of-experts models."""
+    experts = bench.tables.models["experts"].reindex(bench.measurements["model"])
+    throughput = bench.measurements["kind"].isin(THROUGHPUT_KINDS).to_numpy(dtype=bool)
+    return np.asarray(experts.to_numpy(dtype=float) > 0, dtype=bool) & throughput
+
+
 def fit_groups(bench: Bench, start: pd.DataFrame, mask: BoolArray, overhead_ms: float,
-               constants: Constants | None = None, pin: Pin | None = None) -> Fit:
+               constants: Constants | None = None, pin: Pin | None = None,
+               moe: bool = True) -> Fit:
     """Fit the group parameters of every efficiency row with rows in ``mask``, with the shared
-    step overhead held at ``overhead_ms``."""
+    step overhead held at ``overhead_ms``; with ``moe``, also the MoE GEMM efficiency of a row
+    with at least MIN_MOE_ROWS mixture-of-experts rows (the others keep the start table's)."""
     table = start.copy()
     table[SHARED_PARAMETER] = overhead_ms
     bench = bench.with_efficiency(table)
     keys = efficiency_keys(bench)
+    experts = moe_rows(bench)
     groups: dict[str, GroupFit] = {}
     for key in sorted({str(k) for k in keys[mask]}):
-        group = fit_group(bench.subset(mask & (keys == key)), key, constants, pin)
-        table.loc[key, list(GROUP_PARAMETERS)] = [group.params[n] for n in GROUP_PARAMETERS]
+        mine = mask & (keys == key)
+        names = (*GROUP_PARAMETERS, MOE_PARAMETER) if (
+            moe and (mine & experts).sum() >= MIN_MOE_ROWS) else GROUP_PARAMETERS
+        group = fit_group(bench.subset(mine), key, constants, pin, names=names)
+        table.loc[key, list(names)] = [group.params[n] for n in names]
         groups[key] = group
     total = sum(g.weight for g in groups.values())
     loss = sum(g.loss * g.weight for g in groups.values()) / total
@@ -250,16 +277,22 @@ def fit(bench: Bench, start: pd.DataFrame, mask: BoolArray, constants: Constants
 
 
 def cross_validate(bench: Bench, fitted: Fit, mask: BoolArray, folds: npt.NDArray[Any],
-                   constants: Constants | None = None) -> FloatArray:
-    """Out-of-fold predictions: for each fold label, refit the group parameters without that
-    fold's rows (shared overhead kept) and predict its rows. An efficiency row with no training
-    rows left in a fold keeps the fitted table's values (that fold is then not out of sample:
-    the benchmark's folds avoid it); rows whose fold label is empty are not predicted (NaN)."""
+                   constants: Constants | None = None, moe: bool = True) -> FloatArray:
+    """Out-of-fold predictions: for each fold label, refit the engine-release factor on the
+    same-configuration pairs left among the training rows and the group parameters without
+    that fold's rows (shared overhead kept), and predict its rows. An efficiency row with no
+    training rows left in a fold keeps the fitted table's values (that fold is then not out of
+    sample: the benchmark's folds avoid it); rows whose fold label is empty are not predicted
+    (NaN)."""
+    from reportgen.calibration.release import with_release_scale
+
     out = np.full(len(folds), np.nan)
     for label in sorted({f for f in folds if f != ""}):
         held = folds == label
-        result = fit_groups(bench, fitted.table, mask & ~held, fitted.step_overhead_ms, constants)
-        out[held] = predict(bench.with_efficiency(result.table).subset(held), constants)
+        fold = with_release_scale(bench, mask & ~held)
+        result = fit_groups(fold, fitted.table, mask & ~held, fitted.step_overhead_ms, constants,
+                            moe=moe)
+        out[held] = predict(fold.with_efficiency(result.table).subset(held), constants)
     return out
 
 

@@ -7,8 +7,9 @@ published figure with the configuration the engine needs and the figure in one u
 ``data/measurements_public_2.csv`` those of ``measured_public_2.csv`` (TensorRT-LLM v1.0
 offline throughput: Blackwell FP4, Hopper FP8, Llama-4 and Qwen3 MoE, pipeline parallel).
 
-Offline throughput of an engine release other than the fitted one (:data:`FITTED_RELEASES`) is
-scored but never fitted: it measures how far the calibration carries to a later release.
+Offline throughput of the fitted engine releases (:data:`FITTED_RELEASES`: TensorRT-LLM v0.13 and
+v1.0) is fitted, the older release through the engine-release factor (release.py); a release
+outside that list is scored but never fitted, to measure how far the calibration carries.
 """
 
 from __future__ import annotations
@@ -36,9 +37,10 @@ from reportgen.catalog import (
 MEASUREMENTS_FILE = DATA_DIR / "measurements_public.csv"
 LATER_RELEASE_FILE = DATA_DIR / "measurements_public_2.csv"
 MEASUREMENT_FILES = (MEASUREMENTS_FILE, LATER_RELEASE_FILE)
-# The engine releases whose offline throughput the efficiency table is fitted on; offline rows of
-# any other release are scored only (the "later release" rows).
-FITTED_RELEASES = {"TensorRT-LLM": ("0.13.0",)}
+# The engine releases whose offline throughput the efficiency table is fitted on (the older one
+# through the release factor of release.py); offline rows of any other release are scored only
+# (the "later release" rows).
+FITTED_RELEASES = {"TensorRT-LLM": ("0.13.0", "1.0")}
 
 KINDS = ("offline_throughput", "static_throughput", "ttft_batch1", "decode_batch1",
          "serving_throughput", "serving_ttft", "serving_tpot")

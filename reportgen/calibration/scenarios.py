@@ -100,9 +100,11 @@ def engine_of(framework: str) -> str:
 
 
 def build_bench(measurements: pd.DataFrame, catalogs: Catalogs | None = None,
-                efficiency: pd.DataFrame | None = None) -> Bench:
+                efficiency: pd.DataFrame | None = None, release_factors: bool = True) -> Bench:
     """A validated scenario per measurement: the benchmark's model, GPU, TP, precisions, lengths
-    and batch cap; TensorRT-LLM's KV budget for TensorRT-LLM rows; no latency target.
+    and batch cap; TensorRT-LLM's KV budget for TensorRT-LLM rows; no latency target. With
+    ``release_factors``, an older engine release's offline rows are predicted through the
+    release factor fitted on same-configuration pairs (release.py).
 
     Some runs went past the catalog's context window (GPT-J at 128 + 4096 tokens, Llama-2 at
     5000 + 500): the catalog's ``max_context`` is raised to what was run.
@@ -118,6 +120,10 @@ def build_bench(measurements: pd.DataFrame, catalogs: Catalogs | None = None,
         rows.append((n, [_cell(c) for c in cells]))
     checked = validate(RawTable("measurements", list(_SCENARIO_HEADER), rows, ""), catalogs)
     bench = Bench(measurements.reset_index(drop=True), checked)
+    if release_factors:
+        from reportgen.calibration.release import with_release_scale
+
+        bench = with_release_scale(bench)
     return bench if efficiency is None else bench.with_efficiency(efficiency)
 
 
@@ -165,9 +171,10 @@ def predict(bench: Bench, constants: Constants | None = None, pin: Pin | None = 
     """The engine's figure for each measurement, in the measurement's unit.
 
     Offline rows run at the engine's own operating batch (memory or the batch cap); rows with a
-    stated batch (static batching, batch 1) pin ``batch``. ``constants`` overrides the shipped
-    constants (ablations only); ``pin`` (for ablations) maps a first pass's results to further
-    quantities to pin in a second pass.
+    stated batch (static batching, batch 1) pin ``batch``. A ``release_scale`` column in the
+    measurements (release.py) turns the engine's figure into the measured release's.
+    ``constants`` overrides the shipped constants (ablations only); ``pin`` (for ablations)
+    maps a first pass's results to further quantities to pin in a second pass.
     """
     m = bench.measurements
     scenarios = bench.checked.scenarios
@@ -183,6 +190,8 @@ def predict(bench: Bench, constants: Constants | None = None, pin: Pin | None = 
         results = _estimate(scenarios.iloc[rows], bench.tables, constants,
                             {"batch": batch[rows]}, pin)
         out[rows] = _figure(m["kind"].to_numpy()[rows], results)
+    if "release_scale" in m.columns:
+        out = out * m["release_scale"].to_numpy(dtype=float)
     return out
 
 

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from reportgen.calibration.measurements import fit_rows, later_release
-from reportgen.calibration.scenarios import Bench, FloatArray, efficiency_keys
+from reportgen.calibration.scenarios import Bench, FloatArray, efficiency_keys, engine_of
 
 WITHIN_PCT = 25.0  # "within ±25 %"
 TARGETS_PCT = {"offline_throughput": 15.0, "ttft_batch1": 20.0, "decode_batch1": 20.0}
@@ -92,6 +92,8 @@ def scored_rows(bench: Bench, predicted: FloatArray) -> pd.DataFrame:
     frame["model_family"] = bench.tables.models["architecture"].reindex(frame["model"]).to_numpy()
     frame["release"] = [f"{f.split(' (')[0]} {v}".strip() for f, v in
                         zip(frame["framework"], frame["framework_version"], strict=True)]
+    frame["engine"] = [engine_of(str(f)) if str(f).startswith("TensorRT") else
+                       str(f).split(" (")[0] for f in frame["framework"]]
     return frame
 
 

@@ -1,8 +1,12 @@
 """The error band: how wrong the plan may be, from the calibration's spread.
 
 The efficiency table carries, per GPU family and precision, the 10th and 90th percentiles of
-measured ÷ predicted throughput on the public measurements it was fitted to. A fleet sized for
-throughput r × the prediction needs 1/r the instances, which gives the low and high GPU counts.
+measured ÷ predicted throughput on the public measurements it was fitted to, for dense models
+(throughput_ratio_*) and for mixture-of-experts models (moe_ratio_*), and the engine those
+measurements ran on. A plan takes its model class's band, widened by
+UNCALIBRATED_ENGINE_WIDENING each side when its engine is not the calibrated one. A fleet sized
+for throughput r × the prediction needs 1/r the instances, which gives the low and high GPU
+counts.
 """
 
 from __future__ import annotations
@@ -13,11 +17,51 @@ from reportgen.quantities.billing import billed_units_of
 from reportgen.quantities.registry import quantity
 from reportgen.xlfuncs import Array, ceil_snapped
 
+_CALIBRATED_ENGINE_XL = 'OR({eff__engine}="",{eff__engine}={engine})'
+
+
+def _calibrated_engine(eff__engine: Array, engine: Array) -> Array:
+    return (eff__engine == "") | (eff__engine == engine)
+
+
+@quantity(
+    "×",
+    "IF({expert_params_b}>0,{eff__moe_ratio_p10},{eff__throughput_ratio_p10})"
+    f"*IF({_CALIBRATED_ENGINE_XL},1,1-{{UNCALIBRATED_ENGINE_WIDENING}})",
+)
+def band_ratio_p10(
+    expert_params_b: Array, eff__moe_ratio_p10: Array, eff__throughput_ratio_p10: Array,
+    eff__engine: Array, engine: Array, UNCALIBRATED_ENGINE_WIDENING: float,
+) -> Array:
+    """Low end of the error band, as measured ÷ predicted throughput: the 10th percentile of
+    the calibration rows of the scenario's model class (dense or mixture-of-experts), lowered
+    by UNCALIBRATED_ENGINE_WIDENING when its engine is not the one they ran on."""
+    ratio = np.where(expert_params_b > 0, eff__moe_ratio_p10, eff__throughput_ratio_p10)
+    return ratio * np.where(_calibrated_engine(eff__engine, engine), 1.0,
+                            1 - UNCALIBRATED_ENGINE_WIDENING)
+
+
+@quantity(
+    "×",
+    "IF({expert_params_b}>0,{eff__moe_ratio_p90},{eff__throughput_ratio_p90})"
+    f"*IF({_CALIBRATED_ENGINE_XL},1,1+{{UNCALIBRATED_ENGINE_WIDENING}})",
+)
+def band_ratio_p90(
+    expert_params_b: Array, eff__moe_ratio_p90: Array, eff__throughput_ratio_p90: Array,
+    eff__engine: Array, engine: Array, UNCALIBRATED_ENGINE_WIDENING: float,
+) -> Array:
+    """High end of the error band, as measured ÷ predicted throughput: the 90th percentile of
+    the calibration rows of the scenario's model class, raised by UNCALIBRATED_ENGINE_WIDENING
+    when its engine is not the one they ran on."""
+    ratio = np.where(expert_params_b > 0, eff__moe_ratio_p90, eff__throughput_ratio_p90)
+    return ratio * np.where(_calibrated_engine(eff__engine, engine), 1.0,
+                            1 + UNCALIBRATED_ENGINE_WIDENING)
+
 
 @quantity(
     "GPUs",
     "IF({in_plan_total}=1,MAX(ROUNDUP(ROUND({concurrency}/{batch}*{safety_factor}"
-    "/{eff__throughput_ratio_p90},9),0)+{spare_replicas},{min_replicas})*{gpus_per_instance},"
+    "/{band_ratio_p90},9),0)+{spare_replicas},{min_replicas})*{gpus_per_instance},"
     "{gpus})",
 )
 def gpus_low(
@@ -25,15 +69,14 @@ def gpus_low(
     concurrency: Array,
     batch: Array,
     safety_factor: Array,
-    eff__throughput_ratio_p90: Array,
+    band_ratio_p90: Array,
     spare_replicas: Array,
     min_replicas: Array,
     gpus_per_instance: Array,
     gpus: Array,
 ) -> Array:
-    """GPUs if real throughput is at the 90th percentile of measured ÷ predicted (same
-    redundancy)."""
-    replicas = ceil_snapped(concurrency / batch * safety_factor / eff__throughput_ratio_p90)
+    """GPUs if real throughput is at the high end of the error band (same redundancy)."""
+    replicas = ceil_snapped(concurrency / batch * safety_factor / band_ratio_p90)
     low = np.maximum(replicas + spare_replicas, min_replicas) * gpus_per_instance
     return np.where(in_plan_total == 1, low, gpus)
 
@@ -41,7 +84,7 @@ def gpus_low(
 @quantity(
     "GPUs",
     "IF({in_plan_total}=1,MAX(ROUNDUP(ROUND({concurrency}/{batch}*{safety_factor}"
-    "/{eff__throughput_ratio_p10},9),0)+{spare_replicas},{min_replicas})*{gpus_per_instance},"
+    "/{band_ratio_p10},9),0)+{spare_replicas},{min_replicas})*{gpus_per_instance},"
     "{gpus})",
 )
 def gpus_high(
@@ -49,15 +92,14 @@ def gpus_high(
     concurrency: Array,
     batch: Array,
     safety_factor: Array,
-    eff__throughput_ratio_p10: Array,
+    band_ratio_p10: Array,
     spare_replicas: Array,
     min_replicas: Array,
     gpus_per_instance: Array,
     gpus: Array,
 ) -> Array:
-    """GPUs if real throughput is at the 10th percentile of measured ÷ predicted (same
-    redundancy)."""
-    replicas = ceil_snapped(concurrency / batch * safety_factor / eff__throughput_ratio_p10)
+    """GPUs if real throughput is at the low end of the error band (same redundancy)."""
+    replicas = ceil_snapped(concurrency / batch * safety_factor / band_ratio_p10)
     high = np.maximum(replicas + spare_replicas, min_replicas) * gpus_per_instance
     return np.where(in_plan_total == 1, high, gpus)
 

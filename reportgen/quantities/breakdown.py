@@ -22,11 +22,13 @@ def activation_reserve_gib_per_gpu(
     return np.where(none, 0.0, ACTIVATION_RESERVE_GIB)
 
 
-@quantity("GiB", "{batch}*{kv_gib_per_seq}/{gpus_per_instance}")
-def kv_gib_per_gpu_at_batch(batch: Array, kv_gib_per_seq: Array, gpus_per_instance: Array) -> Array:
+@quantity("GiB", "{batch}*{kv_stored_gib_per_seq}/{gpus_per_instance}")
+def kv_gib_per_gpu_at_batch(
+    batch: Array, kv_stored_gib_per_seq: Array, gpus_per_instance: Array
+) -> Array:
     """KV cache each GPU holds when the replica runs the operating batch (each stage caches
-    its own layers of every sequence)."""
-    return batch * kv_gib_per_seq / gpus_per_instance
+    its own layers of every sequence; copies kept on several GPUs counted on each)."""
+    return batch * kv_stored_gib_per_seq / gpus_per_instance
 
 
 @quantity(

@@ -248,10 +248,25 @@ def kv_budget_gib(
     )
 
 
+@quantity("copies", "IF({model__mla_kv_dim}>0,{tp},MAX(1,{tp}/{kv_heads}))")
+def kv_copies(model__mla_kv_dim: Array, tp: Array, kv_heads: Array) -> Array:
+    """Copies of each token's KV cache a replica stores and reads: tensor parallelism gives each
+    GPU its share of the KV heads, so with fewer KV heads than GPUs a head is kept on tp ÷
+    kv_heads of them; an MLA latent serves every head and each GPU keeps the whole of it (tp
+    copies). 1 when every GPU has KV heads of its own."""
+    return np.where(model__mla_kv_dim > 0, tp, np.maximum(1.0, tp / kv_heads))
+
+
+@quantity("GiB", "{kv_gib_per_seq}*{kv_copies}")
+def kv_stored_gib_per_seq(kv_gib_per_seq: Array, kv_copies: Array) -> Array:
+    """KV cache one running sequence takes in the replica's memory, every copy counted."""
+    return kv_gib_per_seq * kv_copies
+
+
 @quantity(
     "sequences",
-    "IF({kv_budget_gib}>0,INT(ROUND({kv_budget_gib}/{kv_gib_per_seq},9)),0)",
+    "IF({kv_budget_gib}>0,INT(ROUND({kv_budget_gib}/{kv_stored_gib_per_seq},9)),0)",
 )
-def batch_max_kv(kv_budget_gib: Array, kv_gib_per_seq: Array) -> Array:
+def batch_max_kv(kv_budget_gib: Array, kv_stored_gib_per_seq: Array) -> Array:
     """Most sequences a replica can hold in its KV budget (B_mem); 0 when weights do not fit."""
-    return np.where(kv_budget_gib > 0, floor_snapped(kv_budget_gib / kv_gib_per_seq), 0.0)
+    return np.where(kv_budget_gib > 0, floor_snapped(kv_budget_gib / kv_stored_gib_per_seq), 0.0)

@@ -74,6 +74,20 @@ def _stages(tp: float, pp: float, gpus: float, per_node: float) -> str:
             "stage's weights, and a lone prompt waits on the pipeline bubble.")
 
 
+_ENGINE_XL = 'AND({method}<>"tutorial",{eff__engine}<>"",{eff__engine}<>{engine})'
+_ENGINE_TEXT_XL = (
+    '"Efficiencies calibrated on "&{eff__engine}&" measurements, uncalibrated for "&{engine}&'
+    '": the error band (gpus_low to gpus_high) is widened for the engine; a load test on "&'
+    '{engine}&" would calibrate it."'
+)
+
+
+def _engine(calibrated_on: str, engine: str) -> str:
+    return (f"Efficiencies calibrated on {calibrated_on} measurements, uncalibrated for {engine}: "
+            "the error band (gpus_low to gpus_high) is widened for the engine; a load test on "
+            f"{engine} would calibrate it.")
+
+
 # A row calibrated on your load test says so, with its date, runs and error (efficiency file).
 _LOADTEST_XL = 'IF({eff__calibrated}="load test",{eff__calibration_note}&" ","")'
 
@@ -81,7 +95,8 @@ _LOADTEST_XL = 'IF({eff__calibrated}="load test",{eff__calibration_note}&" ","")
 def _template() -> str:
     parts = [f'IF({cond},"{text} ","")' for cond, text in _NOTES]
     parts += [f'IF({cond},{text}&" ","")' for cond, text in
-              ((_SHIPPED_XL, _SHIPPED_TEXT_XL), (_STAGES_XL, _STAGES_TEXT_XL))]
+              ((_SHIPPED_XL, _SHIPPED_TEXT_XL), (_STAGES_XL, _STAGES_TEXT_XL),
+               (_ENGINE_XL, _ENGINE_TEXT_XL))]
     return "TRIM(" + "&".join([*parts, _LOADTEST_XL]) + ")"
 
 
@@ -110,6 +125,8 @@ def notes(
     gpus_per_instance: Array,
     gpu__gpus_per_node: Array,
     eff__calibration_note: Array,
+    eff__engine: Array,
+    engine: Array,
 ) -> Array:
     """What a reader should know about the row, in sentences."""
     no_tpot = np.isnan(raw_tpot_slo_ms)
@@ -136,5 +153,8 @@ def notes(
     staged = pp > 1
     out = _append(out, staged, lambda: per_combination(
         _stages, tp[staged], pp[staged], gpus_per_instance[staged], gpu__gpus_per_node[staged]))
+    uncalibrated_engine = (method != "tutorial") & (eff__engine != "") & (eff__engine != engine)
+    out = _append(out, uncalibrated_engine, lambda: per_combination(
+        _engine, eff__engine[uncalibrated_engine], engine[uncalibrated_engine]))
     loadtest = eff__calibrated == "load test"
     return _append(out, loadtest, lambda: eff__calibration_note[loadtest])

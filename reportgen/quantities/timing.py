@@ -188,15 +188,57 @@ def attention_flops_per_token_pair(layers: Array, attention_heads: Array, head_d
 
 @quantity(
     "FLOP",
-    "2*{active_params_b}*10^9*{prefill_tokens}"
+    "IF({model__mla_kv_dim}>0,2*{layers}*{attention_heads}*(2*{model__mla_kv_dim}"
+    "-{model__mla_rope_dim}),{attention_flops_per_token_pair})",
+)
+def decode_attention_flops_per_token_pair(
+    model__mla_kv_dim: Array, layers: Array, attention_heads: Array, model__mla_rope_dim: Array,
+    attention_flops_per_token_pair: Array,
+) -> Array:
+    """Attention FLOPs of one decoded token against one cached token, all layers: as in
+    prefill, except for MLA models, which decode with the key and value up-projections
+    absorbed into the query and output (as vLLM, SGLang and TensorRT-LLM run DeepSeek): every
+    head works on the whole latent, 2·H·(kv_lora_rank + rope) FLOPs for QKᵀ and
+    2·H·kv_lora_rank for PV per layer (kv_lora_rank = mla_kv_dim − mla_rope_dim), more FLOPs
+    than 4·H·d in exchange for reading only the latent."""
+    absorbed = 2 * layers * attention_heads * (2 * model__mla_kv_dim - model__mla_rope_dim)
+    return np.where(model__mla_kv_dim > 0, absorbed, attention_flops_per_token_pair)
+
+
+@quantity("B params", "MAX(0,{active_params_b}-({params_b}-{expert_params_b}))")
+def routed_active_params_b(
+    active_params_b: Array, params_b: Array, expert_params_b: Array
+) -> Array:
+    """Parameters of the routed experts one token passes through (its top-k experts in every
+    MoE layer), billions; 0 for a dense model."""
+    return np.maximum(0.0, active_params_b - (params_b - expert_params_b))
+
+
+@quantity(
+    "B params", "{active_params_b}+{routed_active_params_b}*(1/{eff__moe_gemm_efficiency}-1)"
+)
+def gemm_params_b(
+    active_params_b: Array, routed_active_params_b: Array, eff__moe_gemm_efficiency: Array
+) -> Array:
+    """Active parameters as matrix-multiply time counts them: a routed expert's grouped GEMM
+    runs at moe_gemm_efficiency (efficiency table, per GPU family and precision) of a dense
+    layer's speed, so its parameters count 1 ÷ that each (the active parameters themselves
+    for a dense model)."""
+    return active_params_b + routed_active_params_b * (1 / eff__moe_gemm_efficiency - 1)
+
+
+@quantity(
+    "FLOP",
+    "2*{gemm_params_b}*10^9*{prefill_tokens}"
     "+{attention_flops_per_token_pair}*{prefill_tokens}^2/2",
 )
 def prefill_flops(
-    active_params_b: Array, prefill_tokens: Array, attention_flops_per_token_pair: Array
+    gemm_params_b: Array, prefill_tokens: Array, attention_flops_per_token_pair: Array
 ) -> Array:
-    """FLOPs of one request's prefill: 2·P_act per token plus causal attention over the prompt
-    (half of the S² token pairs)."""
-    return 2 * active_params_b * 1e9 * prefill_tokens + (
+    """FLOPs of one request's prefill, in dense-layer time: 2 per active parameter and token
+    (routed experts counted at their grouped-GEMM speed) plus causal attention over the
+    prompt (half of the S² token pairs)."""
+    return 2 * gemm_params_b * 1e9 * prefill_tokens + (
         attention_flops_per_token_pair * prefill_tokens**2 / 2
     )
 
@@ -244,33 +286,37 @@ def prefill_in_batch_ms(
 
 @quantity(
     "s/sequence",
-    "MAX({attention_flops_per_token_pair}*{decode_context_tokens}/{instance_flops_decode},"
-    "{decode_context_tokens}*{kv_bytes_per_token}/{instance_bandwidth})",
+    "MAX({decode_attention_flops_per_token_pair}*{decode_context_tokens}/{instance_flops_decode},"
+    "{decode_context_tokens}*{kv_bytes_per_token}*{kv_copies}/{instance_bandwidth})",
 )
 def decode_attention_s_per_seq(
-    attention_flops_per_token_pair: Array,
+    decode_attention_flops_per_token_pair: Array,
     decode_context_tokens: Array,
     instance_flops_decode: Array,
     kv_bytes_per_token: Array,
+    kv_copies: Array,
     instance_bandwidth: Array,
 ) -> Array:
     """Attention time each sequence adds to a decode step: its own kernel's roofline, the
-    larger of its FLOPs and the read of its KV cache (memory-bound in practice)."""
-    flops = attention_flops_per_token_pair * decode_context_tokens / instance_flops_decode
-    reads = decode_context_tokens * kv_bytes_per_token / instance_bandwidth
+    larger of its FLOPs and the read of its KV cache, every stored copy read by its GPU
+    (memory-bound in practice)."""
+    flops = (decode_attention_flops_per_token_pair * decode_context_tokens
+             / instance_flops_decode)
+    reads = decode_context_tokens * kv_bytes_per_token * kv_copies / instance_bandwidth
     return np.maximum(flops, reads)
 
 
 @quantity(
     "s/sequence",
-    "2*{active_params_b}*10^9/{instance_flops_decode}+{decode_attention_s_per_seq}",
+    "2*{gemm_params_b}*10^9/{instance_flops_decode}+{decode_attention_s_per_seq}",
 )
 def decode_compute_s_per_seq(
-    active_params_b: Array, instance_flops_decode: Array, decode_attention_s_per_seq: Array
+    gemm_params_b: Array, instance_flops_decode: Array, decode_attention_s_per_seq: Array
 ) -> Array:
     """Time each sequence adds to a decode step on the compute-bound line: its share of the
-    weight GEMMs (2·P_act FLOPs) plus its attention."""
-    return 2 * active_params_b * 1e9 / instance_flops_decode + decode_attention_s_per_seq
+    weight GEMMs (2 FLOPs per active parameter, routed experts at their grouped-GEMM speed)
+    plus its attention."""
+    return 2 * gemm_params_b * 1e9 / instance_flops_decode + decode_attention_s_per_seq
 
 
 @quantity("s/sequence", "{decode_attention_s_per_seq}")

@@ -61,7 +61,8 @@ def occupancy_at_operating_batch(row: pd.Series) -> float:
     held = float(row["batch"]) * (float(row["avg_prompt_tokens"])
                                   + float(row["avg_output_tokens"]) / 2)
     budget = float(row["kv_budget_gib"]) * BYTES_PER_GIB
-    return min(1.0, held * float(row["kv_bytes_per_token"]) / budget) if budget > 0 else 1.0
+    per_token = float(row["kv_bytes_per_token"]) * float(row.get("kv_copies", 1.0))
+    return min(1.0, held * per_token / budget) if budget > 0 else 1.0
 
 
 def _percent(x: float) -> float:

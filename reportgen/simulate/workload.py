@@ -1,8 +1,8 @@
 """What one plan row asks the simulator: its step times, its scheduler limits and its traffic.
 
 The KV cache holds ``kv_budget_gib`` (the serving engine's own budget, memory.py) in blocks of
-VLLM_BLOCK_TOKENS tokens of ``kv_bytes_per_token``; sequences take blocks as they grow, so how
-many fit follows the real length mix, not the closed form's reservation of max_prompt +
+VLLM_BLOCK_TOKENS tokens of ``kv_bytes_per_token`` × ``kv_copies``; sequences take blocks as they
+grow, so how many fit follows the real length mix, not the closed form's reservation of max_prompt +
 max_output tokens for every sequence. The scheduler runs at most ``max_batch`` sequences and
 computes PREFILL_CHUNK_TOKENS tokens a step. Lengths are drawn to the row's averages and maxima
 (lengths.py); arrivals have the row's ``arrival_cv`` (1: Poisson). Draws come from a generator
@@ -58,9 +58,11 @@ class Workload:
 
 
 def kv_blocks(values: Mapping[str, Any], block_tokens: int = VLLM_BLOCK_TOKENS) -> int:
-    """KV blocks of one instance: its KV budget ÷ (KV bytes per token × tokens per block)."""
+    """KV blocks of one instance: its KV budget ÷ (KV bytes per token × copies × tokens per
+    block)."""
     budget = _number(values, "kv_budget_gib", 0.0) * float(CONSTANTS["BYTES_PER_GIB"].value)
-    per_block = _number(values, "kv_bytes_per_token", 1.0) * block_tokens
+    per_block = (_number(values, "kv_bytes_per_token", 1.0) * _number(values, "kv_copies", 1.0)
+                 * block_tokens)
     return max(0, int(budget // per_block))
 
 

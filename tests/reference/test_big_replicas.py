@@ -27,9 +27,13 @@ def _vllm_budget(gpus: int, weights_gib: float) -> float:
     return gpus * H100_MEMORY * 0.9 - weights_gib - gpus * 4
 
 
-def test_deepseek_v3_as_shipped_is_planned_on_two_h100_nodes() -> None:
+def test_deepseek_v3_as_shipped_is_planned_on_several_h100_nodes() -> None:
     """671.0264 B fp8 weights = 624.94 GiB: one node's vLLM budget is 8·80·0.9 − 624.94 − 8·4 =
-    −80.9 GiB (nothing fits), two nodes' 16·80·0.9 − 624.94 − 16·4 = 463.06 GiB."""
+    −80.9 GiB (nothing fits), two nodes' 16·80·0.9 − 624.94 − 16·4 = 463.06 GiB, four nodes'
+    32·80·0.9 − 624.94 − 32·4 = 1,551.06 GiB. Each of the 8 GPUs of a tensor-parallel group
+    keeps the whole MLA latent (8 copies), so a sequence of 16,000 tokens takes 8 × 61 × 576 ×
+    2 B × 16,000 = 8.38 GiB: two nodes hold 55 sequences, four hold 185, and the four-node
+    replica needs fewer GPUs for the same traffic."""
     plan = build_plan([dict(scenario="r1", model="DeepSeek-V3", gpu="H100", peak_qps=6,
                             avg_prompt_tokens=1500, avg_output_tokens=1500,
                             max_prompt_tokens=8000, max_output_tokens=8000,
@@ -40,10 +44,13 @@ def test_deepseek_v3_as_shipped_is_planned_on_two_h100_nodes() -> None:
     assert row["kv_dtype"] == "bf16" and row["compute_dtype"] == "fp8"
     assert row["weights_gib"] == pytest.approx(weights)
     assert _vllm_budget(8, weights) < 0
-    assert (row["tp"], row["pp"], row["gpus_per_instance"]) == (8, 2, 16)
-    assert row["kv_budget_gib"] == pytest.approx(_vllm_budget(16, weights))
-    assert row["kv_bytes_per_token"] == 61 * 576 * 2
-    assert row["status"] == "chosen" and row["gpus"] % 16 == 0
+    assert (row["tp"], row["pp"], row["gpus_per_instance"]) == (8, 4, 32)
+    assert row["kv_budget_gib"] == pytest.approx(_vllm_budget(32, weights))
+    assert row["kv_bytes_per_token"] == 61 * 576 * 2 and row["kv_copies"] == 8
+    per_seq = 8 * 61 * 576 * 2 * 16000 / GIB
+    assert row["batch_max_kv"] == math.floor(_vllm_budget(32, weights) / per_seq) == 185
+    assert math.floor(_vllm_budget(16, weights) / per_seq) == 55
+    assert row["status"] == "chosen" and row["gpus"] % 32 == 0
     assert row["nodes"] == row["gpus"] / NODE
     assert row["searched"] == "tp, pp"  # more stages planned because one node cannot hold it
     assert "Weights as the checkpoint ships them: fp8" in row["notes"]

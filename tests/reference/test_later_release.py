@@ -1,5 +1,5 @@
-"""The TensorRT-LLM v1.0 offline-throughput rows (measured_public_2.csv): normalised per GPU,
-scored against the shipped calibration, never fitted."""
+"""The TensorRT-LLM v1.0 offline-throughput rows (measured_public_2.csv): normalised per GPU and
+fitted with the v0.13 rows, which enter the fit through the engine-release factor."""
 
 from __future__ import annotations
 
@@ -54,16 +54,15 @@ def test_whole_group_throughput_is_divided_per_gpu(later: pd.DataFrame) -> None:
     assert (later["unit"] == "output tokens/s/GPU").all()
 
 
-def test_later_release_rows_are_scored_not_fitted() -> None:
-    """The shipped set holds both releases; only v0.13 offline rows (and batch-1 rows) are fit
-    rows, every v1.0 row is a later-release row."""
+def test_both_releases_are_fitted() -> None:
+    """The shipped set holds both releases; the offline rows of both (and the batch-1 rows) are
+    fit rows, so no offline row is left as a later release."""
     both = cal.load_measurements()
     later = cal.later_release(both)
     fitted = cal.fit_rows(both)
-    assert later.sum() == 312
-    assert not (later & fitted).any()
-    v013 = (both["framework_version"] == "0.13.0").to_numpy()
-    assert fitted[v013].all()
+    assert later.sum() == 0
+    for version in ("0.13.0", "1.0"):
+        assert fitted[(both["framework_version"] == version).to_numpy()].all()
 
 
 def test_fp4_and_fp8_rows_keep_their_precision(later: pd.DataFrame) -> None:
@@ -82,7 +81,7 @@ def test_every_later_row_is_predicted() -> None:
                             efficiency=load_efficiency())
     rows = cal.scored_rows(bench, cal.predict(bench))
     assert rows["predicted"].notna().all() and (rows["predicted"] > 0).all()
-    assert not rows["fitted"].any()
+    assert rows["fitted"].all()
 
 
 def test_signed_error_is_positive_when_the_engine_over_predicts() -> None:
@@ -100,48 +99,59 @@ def test_signed_error_is_positive_when_the_engine_over_predicts() -> None:
 
 
 def test_scored_rows_carry_the_wave2_grouping_columns() -> None:
-    """Each scored row names its GPU family, dense vs MoE, model family (architecture class)
-    and engine release, so the benchmark can group by them."""
+    """Each scored row names its GPU family, dense vs MoE, model family (architecture class),
+    engine and engine release, so the benchmark can group by them."""
     bench = cal.build_bench(cal.load_measurements(), efficiency=load_efficiency())
     rows = cal.scored_rows(bench, cal.predict(bench))
-    assert set(rows["gpu_family"]) == {"hopper", "ampere", "ada", "blackwell"}
+    assert set(rows["gpu_family"]) == {"hopper", "ampere", "ada", "blackwell", "blackwell-rtx"}
     assert set(rows.loc[rows["model"] == "Qwen3-30B-A3B", "moe"]) == {"MoE"}
     assert set(rows.loc[rows["model"] == "Llama-3.3-70B", "moe"]) == {"dense"}
     assert set(rows.loc[rows["model"].str.startswith("Llama-4"), "model_family"]) == {
         "Llama4ForConditionalGeneration"}
-    later = rows["later_release"].to_numpy(dtype=bool)
-    assert set(rows.loc[later, "release"]) == {"TensorRT-LLM 1.0"}
-    assert "TensorRT-LLM 0.13.0" in set(rows.loc[~later, "release"])
+    offline = rows["kind"] == "offline_throughput"
+    assert set(rows.loc[offline, "release"]) == {"TensorRT-LLM 0.13.0", "TensorRT-LLM 1.0"}
+    assert set(rows.loc[offline, "engine"]) == {"tensorrt-llm"}
 
 
 def test_release_factor_is_the_geometric_mean_of_same_configuration_pairs() -> None:
     """Pairs join a v0.13 and a v1.0 offline row of one configuration (GPU, architecture,
     precision, TP, PP, lengths). TensorRT-LLM perf-overview v0.13 and v1.0, Llama-3.1-8B FP8 on
     H100 at 128/2048 tokens: 19,221.02 then 22,714 tok/s (v0.13 also measured Llama-3-8B there,
-    which has the same architecture, so the fitted side is their geometric mean)."""
+    which has the same architecture, so the older side is their geometric mean)."""
     bench = cal.build_bench(cal.load_measurements(), efficiency=load_efficiency())
     pairs = cal.release_pairs(bench)
     factors = cal.fit_release_factors(bench)
-    assert set(factors) == {"1.0"}
-    assert factors["1.0"].n_pairs == len(pairs) == 45
-    assert factors["1.0"].factor == pytest.approx(np.exp(np.log(pairs["ratio"]).mean()))
+    assert set(factors) == {"0.13.0"}
+    assert factors["0.13.0"].n_pairs == len(pairs) == 45
+    assert factors["0.13.0"].factor == pytest.approx(np.exp(np.log(pairs["ratio"]).mean()))
+    assert factors["0.13.0"].factor == pytest.approx(1.153, abs=0.001)
     assert set(pairs["gpu"]) == {"H100-SXM", "H200-SXM"}
     one = pairs[(pairs["gpu"] == "H100-SXM") & (pairs["input_tokens"] == 128)
-                & (pairs["output_tokens"] == 2048) & (pairs["models_later"] == "Llama-3.1-8B")]
+                & (pairs["output_tokens"] == 2048) & (pairs["models_reference"] == "Llama-3.1-8B")]
     assert len(one) == 1
-    assert one["measured_later"].iloc[0] == pytest.approx(22714)
-    assert one["models_fitted"].iloc[0] == "Llama-3-8B+Llama-3.1-8B"
-    later_ids = {i for ids in pairs["row_ids_later"] for i in ids}
+    assert one["measured_reference"].iloc[0] == pytest.approx(22714)
+    assert one["models_older"].iloc[0] == "Llama-3-8B+Llama-3.1-8B"
+    reference_ids = {i for ids in pairs["row_ids_reference"] for i in ids}
     later = cal.load_measurements(cal.LATER_RELEASE_FILE).set_index("row_id")
-    assert set(later.loc[sorted(later_ids), "model"]) <= {
+    assert set(later.loc[sorted(reference_ids), "model"]) <= {
         "Llama-3.1-8B", "Llama-3.3-70B", "Llama-3.1-405B"}
 
 
-def test_release_adjusted_scales_only_later_release_rows() -> None:
-    """The factor multiplies the prediction of each v1.0 row and leaves v0.13 rows alone."""
-    bench = cal.build_bench(cal.load_measurements(), efficiency=load_efficiency())
-    predicted = np.ones(len(bench.measurements))
-    factor = cal.ReleaseFactor("1.0", 1.25, 3, 1.0, 1.5)
-    adjusted = cal.release_adjusted(bench, predicted, {"1.0": factor})
-    later = cal.later_release(bench.measurements)
-    assert (adjusted[later] == 1.25).all() and (adjusted[~later] == 1.0).all()
+def test_release_scale_applies_the_factor_to_older_offline_rows_only() -> None:
+    """The fit predicts an older release's offline row as the engine's figure ÷ its factor in
+    the efficiency groups measured on both releases (Hopper FP8 here); the other groups' v0.13
+    rows (A100, L40S, H100 FP16), the reference release's rows and the batch-1 and static rows
+    keep theirs."""
+    bench = cal.build_bench(cal.load_measurements(), efficiency=load_efficiency(),
+                            release_factors=False)
+    factor = cal.ReleaseFactor("0.13.0", 1.25, 3, 1.0, 1.5)
+    scale = cal.release_scale(bench, {"0.13.0": factor})
+    m = bench.measurements
+    keys = cal.efficiency_keys(bench)
+    older = ((m["framework_version"] == "0.13.0") & (m["kind"] == "offline_throughput")).to_numpy()
+    assert set(keys[older & (scale < 1)]) == {"hopper-fp8"}
+    assert scale[older & (keys == "hopper-fp8")] == pytest.approx(0.8)
+    assert (scale[~(older & (keys == "hopper-fp8"))] == 1.0).all()
+    plain = cal.predict(bench)
+    scaled = cal.predict(cal.with_release_scale(bench, factors={"0.13.0": factor}))
+    assert scaled == pytest.approx(plain * scale)

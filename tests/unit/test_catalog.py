@@ -340,7 +340,8 @@ def test_catalog_llama4_rows_match_the_count(cat: Catalogs) -> None:
 def test_blackwell_dense_peaks_per_gpu(cat: Catalogs) -> None:
     """Dense tensor peaks per GPU: NVIDIA's 'without sparsity' FP4 figure where it gives one
     (HGX B300 108 PF / 8, GB300 NVL72 1,080 PF / 72), else half the sparse datasheet figure
-    (HGX B200 144 PF FP4 / 8, GB200 superchip 40 PF / 2, RTX PRO 6000 4,000 TFLOPS)."""
+    (HGX B200 144 PF FP4 / 8, GB200 superchip 40 PF / 2, RTX PRO 6000 4,000 TFLOPS). The RTX
+    PRO 6000 is a GB202 die (sm_120, GDDR7, PCIe), so it has its own family and efficiencies."""
     expected = {  # fp4, fp8, bf16 TFLOPS
         "B200": (9000, 4500, 2250), "B300": (13500, 4500, 2250), "GB200": (10000, 5000, 2500),
         "GB300": (15000, 5000, 2500), "RTX-PRO-6000-Server": (2000, 1000, 500),
@@ -348,7 +349,7 @@ def test_blackwell_dense_peaks_per_gpu(cat: Catalogs) -> None:
     for name, (fp4, fp8, bf16) in expected.items():
         row = cat.gpus.loc[name]
         assert (row["fp4_tflops"], row["fp8_tflops"], row["bf16_tflops"]) == (fp4, fp8, bf16)
-        assert row["family"] == "blackwell"
+        assert row["family"] == ("blackwell-rtx" if name.startswith("RTX") else "blackwell")
     for name in ("GB200", "GB300"):
         assert cat.gpus.at[name, "gpus_per_node"] == 4
         assert "NVL72" in cat.gpus.at[name, "internode_source"]

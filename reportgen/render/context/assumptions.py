@@ -117,6 +117,10 @@ def _efficiency(plan: Plan, rows: Sequence[Row]) -> Table:
     def value(key: str, column: str, unit: str) -> Num:
         return Num(scalar(e.loc[key, column]), unit)
 
+    def band(key: str, low: str, high: str) -> Num:
+        return Num(f"{float(str(e.loc[key, low])):.2f}–{float(str(e.loc[key, high])):.2f}",
+                   "text")
+
     def mdape(key: str) -> Num:  # the table holds a percentage; the report shows fractions
         v = cell(e, key, "fit_mdape_pct")
         return Num(None if blank(v) else float(v) / 100, "fraction")
@@ -124,15 +128,18 @@ def _efficiency(plan: Plan, rows: Sequence[Row]) -> Table:
     return Table(
         "efficiency",
         _("Efficiencies used"),
-        _("Per GPU family and compute precision; p10–p90 of measured ÷ predicted throughput "
-          "give the error band."),
-        (_("Key"), _("MFU prefill"), _("MFU decode"), "MBU", _("Step (ms)"), "p10 (×)", "p90 (×)",
-         _("Calibrated"), _("Points"), _("Fit MdAPE"), _("Source"), _("Date")),
+        _("Per GPU family and compute precision; the 10th–90th percentiles of measured ÷ "
+          "predicted throughput of dense and of mixture-of-experts models give each class's "
+          "error band (wider on an engine the row was not calibrated on)."),
+        (_("Key"), _("MFU prefill"), _("MFU decode"), "MBU", _("Step (ms)"),
+         _("Band, dense (×)"), _("Band, MoE (×)"), _("Calibrated"), _("Points"), _("Fit MdAPE"),
+         _("Source"), _("Date")),
         tuple(
             (Num(k, "text"), value(k, "mfu_prefill", "fraction"),
              value(k, "mfu_decode", "fraction"), value(k, "mbu", "fraction"),
-             value(k, "step_overhead_ms", "ms"), value(k, "throughput_ratio_p10", "×"),
-             value(k, "throughput_ratio_p90", "×"), _calibrated(e.loc[k, "calibrated"]),
+             value(k, "step_overhead_ms", "ms"),
+             band(k, "throughput_ratio_p10", "throughput_ratio_p90"),
+             band(k, "moe_ratio_p10", "moe_ratio_p90"), _calibrated(e.loc[k, "calibrated"]),
              value(k, "n_measurements", "sequences"), mdape(k), _t(e.loc[k, "source"]),
              _t(e.loc[k, "date"]))
             for k in _used(rows, "efficiency_key")
