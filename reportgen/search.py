@@ -28,7 +28,14 @@ import numpy as np
 import pandas as pd
 
 from reportgen import schema
-from reportgen.engine import Tables, evaluate, input_arrays, needed, raw_dependencies
+from reportgen.engine import (
+    PER_ROW,
+    Tables,
+    evaluate,
+    input_arrays,
+    needed,
+    raw_dependencies,
+)
 from reportgen.xlfuncs import Array, xl_round
 
 # The columns a candidate sets; the others come from its row.
@@ -51,16 +58,10 @@ _RESOLVED = ("gpu", "tp", "pp", "weight_dtype", "expert_weight_dtype", "kv_dtype
 # Precisions a candidate may leave blank (= as the checkpoint ships them): kept as typed too.
 _AS_TYPED = ("weight_dtype", "kv_dtype")
 INPUT_PREFIX = "input_"
-# Inputs that tell rows of the same model and configuration apart (the traffic, the targets,
-# the money). Quantities that read none of them — the memory, the link and roofline rates, the
-# precisions and efficiencies — are the same for every row of a configuration, so the search
-# computes them once per distinct configuration and row context, and broadcasts them.
-_PER_ROW = frozenset({
-    "scenario", "workload", "peak_qps", "avg_qps", "avg_prompt_tokens", "avg_output_tokens",
-    "max_prompt_tokens", "max_output_tokens", "ttft_slo_ms", "tpot_slo_ms", "max_batch",
-    "prefix_cache_hit_rate", "gpu_hour_price", "safety_factor",
-})
-_SHARED = tuple(q.name for q in needed(_RANKED) if not raw_dependencies(q.name) & _PER_ROW)
+# Quantities that read no PER_ROW input — the memory, the link and roofline rates, the precisions
+# and efficiencies — are the same for every row of a configuration, so the search computes them
+# once per distinct configuration and row context, and broadcasts them.
+_SHARED = tuple(q.name for q in needed(_RANKED) if not raw_dependencies(q.name) & PER_ROW)
 _CONTEXT = tuple(sorted(set().union(*(raw_dependencies(n) for n in _SHARED)) - set(CONFIG)))
 _READ = frozenset().union(*(raw_dependencies(q.name) for q in needed(_RANKED))) - set(CONFIG)
 
