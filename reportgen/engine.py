@@ -181,7 +181,11 @@ def evaluate(
     env: dict[str, Array] = {}
     indexers: dict[str, Array] = {}
 
+    looked_up: dict[str, Array] = {}
+
     def lookup(name: str) -> Array:
+        if name in looked_up:
+            return looked_up[name]
         prefix, field = name.split("__", 1)
         table = tables.table(prefix)
         if prefix not in indexers:
@@ -191,7 +195,8 @@ def evaluate(
             indexers[prefix] = rows.astype(np.intp) - 1
         column = table[field]
         data = column.to_numpy(dtype=float) if column.dtype.kind in "biuf" else column.to_numpy()
-        return _as_array(data[indexers[prefix]], n)
+        looked_up[name] = _as_array(data[indexers[prefix]], n)
+        return looked_up[name]
 
     def resolve(name: str) -> Any:
         kind = input_kind(name)
