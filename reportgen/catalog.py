@@ -18,6 +18,7 @@ import functools
 import json
 import math
 import re
+import types
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -191,14 +192,23 @@ def _split_aliases(value: object) -> list[str]:
     return [a.strip() for a in str(value).split(";") if a.strip()]
 
 
-def _lookup_table(frame: pd.DataFrame, norm: Callable[[str], str]) -> dict[str, str]:
-    """Map every normalised name/alias/hf_id key to its canonical row name."""
+def _lookup_table(frame: pd.DataFrame, norm: Callable[[str], str]) -> Mapping[str, str]:
+    """Map every normalised name/alias/hf_id key to its canonical row name (built once per
+    distinct catalog: every name a file resolves reads the same table)."""
+    hf_ids = tuple(map(str, frame["hf_id"])) if "hf_id" in frame.columns else None
+    return _lookup_table_of(tuple(map(str, frame.index)), tuple(map(str, frame["aliases"])),
+                            hf_ids, norm)
+
+
+@functools.lru_cache(maxsize=32)
+def _lookup_table_of(names: tuple[str, ...], aliases: tuple[str, ...],
+                     hf_ids: tuple[str, ...] | None,
+                     norm: Callable[[str], str]) -> Mapping[str, str]:
     table: dict[str, str] = {}
-    for canonical, row in frame.iterrows():
-        name = str(canonical)
-        labels = [name, *_split_aliases(row["aliases"])]
-        if "hf_id" in frame.columns and str(row["hf_id"]).strip():
-            labels.append(str(row["hf_id"]))
+    for i, name in enumerate(names):
+        labels = [name, *_split_aliases(aliases[i])]
+        if hf_ids is not None and hf_ids[i].strip():
+            labels.append(hf_ids[i])
         for label in labels:
             key = norm(label)
             if not key:
@@ -208,7 +218,7 @@ def _lookup_table(frame: pd.DataFrame, norm: Callable[[str], str]) -> dict[str, 
                 raise CatalogError(
                     f"name or alias {label!r} (key {key!r}) is used by both {owner!r} and {name!r}"
                 )
-    return table
+    return types.MappingProxyType(table)
 
 
 def _resolve(frame: pd.DataFrame, name: str, kind: str, norm: Callable[[str], str]) -> str:

@@ -25,6 +25,7 @@ import pandas as pd
 
 FLOAT_FORMAT = "%.10g"  # 10 significant digits
 CHUNK_ROWS = 20_000  # rows formatted and written at once
+SMALL = 64  # columns this short are formatted cell by cell (factorizing costs more)
 
 
 def _quoting_characters() -> str:
@@ -69,44 +70,71 @@ def _handled(column: pd.Series) -> bool:
     return pd.api.types.is_string_dtype(dtype)
 
 
-def _fields(column: pd.Series) -> list[str]:
-    """The column's cells as CSV fields (a column :func:`_handled` takes)."""
+def _values(column: pd.Series) -> tuple[str, np.ndarray]:
+    """A handled column's kind ("f" numbers, "i" integers or booleans, "O" text) and cells."""
     kind = column.dtype.kind if isinstance(column.dtype, np.dtype) else "O"
     if kind == "f":
-        values = np.ascontiguousarray(column.to_numpy(dtype=np.float64))
+        return kind, np.ascontiguousarray(column.to_numpy(dtype=np.float64))
+    if kind in "iub":
+        return "i", column.to_numpy()
+    return "O", column.to_numpy(dtype=object)
+
+
+def _float_text(value: float) -> str:
+    text = FLOAT_FORMAT % value
+    return "" if text == "nan" else text  # missing: an empty field
+
+
+def _blank(value: object) -> bool:
+    return value is None or value is pd.NA or (isinstance(value, float) and value != value)
+
+
+def _fields(kind: str, values: np.ndarray) -> list[str]:
+    """The cells of a column (see :func:`_values`) as CSV fields."""
+    if len(values) <= SMALL:  # a few rows: a dictionary beats factorizing
+        seen: dict[object, str] = {}
+        if kind == "f":  # by bit pattern, so that -0.0 ("-0") and 0.0 ("0") stay apart
+            bits = values.view(np.int64).tolist()
+            return [seen[b] if b in seen else seen.setdefault(b, _float_text(v))
+                    for b, v in zip(bits, values.tolist(), strict=True)]
+        if kind == "i":
+            return [str(v) for v in values.tolist()]
+        return ["" if _blank(v) else seen[v] if v in seen else
+                seen.setdefault(v, _quoted([str(v)])[0]) for v in values.tolist()]
+    if kind == "f":
         # by bit pattern, so that -0.0 ("-0") and 0.0 ("0") stay apart
         codes, distinct = pd.factorize(values.view(np.int64))
-        texts = [FLOAT_FORMAT % v for v in distinct.view(np.float64)]
-        texts = ["" if t == "nan" else t for t in texts]  # missing: an empty field
-    elif kind in "iub":
-        codes, distinct = pd.factorize(column.to_numpy())
+        texts = [_float_text(v) for v in distinct.view(np.float64)]
+    elif kind == "i":
+        codes, distinct = pd.factorize(values)
         texts = [str(v) for v in distinct]
     else:
-        codes, distinct = pd.factorize(column.to_numpy(dtype=object), use_na_sentinel=True)
+        codes, distinct = pd.factorize(values, use_na_sentinel=True)
         texts = [*_quoted([str(v) for v in distinct]), ""]  # code -1 (missing): the last
     table = np.asarray(texts, dtype=object)
     fields: list[str] = table[codes].tolist()
     return fields
 
 
-def _chunks(frame: pd.DataFrame) -> Iterator[str]:
-    yield ",".join(_quoted([str(c) for c in frame.columns])) + "\n"
-    for start in range(0, len(frame), CHUNK_ROWS):
-        part = frame.iloc[start : start + CHUNK_ROWS]
-        fields = [_fields(part.iloc[:, j]) for j in range(part.shape[1])]
+def _chunks(header: list[str], columns: list[tuple[str, np.ndarray]], n: int) -> Iterator[str]:
+    yield ",".join(_quoted(header)) + "\n"
+    for start in range(0, n, CHUNK_ROWS):
+        fields = [_fields(kind, values[start : start + CHUNK_ROWS]) for kind, values in columns]
         yield "\n".join(map(",".join, zip(*fields, strict=True))) + "\n"
 
 
 def write_csv(frame: pd.DataFrame, target: Path | TextIO) -> None:
     """``frame`` as UTF-8 CSV (no index, numbers to 10 significant digits, "\\n" line ends)."""
-    if len(frame.columns) < 2 or not all(_handled(frame.iloc[:, j])
-                                         for j in range(frame.shape[1])):
+    series = [column for _, column in frame.items()]
+    if len(series) < 2 or not all(map(_handled, series)):
         frame.to_csv(target, index=False, float_format=FLOAT_FORMAT, lineterminator="\n")
         return
+    header = [str(c) for c in frame.columns]
+    columns = [_values(column) for column in series]
     if isinstance(target, Path):
         with target.open("w", encoding="utf-8", newline="") as stream:
-            for text in _chunks(frame):
+            for text in _chunks(header, columns, len(frame)):
                 stream.write(text)
     else:
-        for text in _chunks(frame):
+        for text in _chunks(header, columns, len(frame)):
             target.write(text)

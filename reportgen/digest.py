@@ -48,9 +48,23 @@ def _cell(value: object) -> str:
     return "" if math.isnan(number) else repr(number + 0.0)  # -0.0 + 0.0 == 0.0
 
 
+SMALL = 64  # columns this short are encoded cell by cell (factorizing costs more)
+
+
 def encode_unique(values: pd.Series, encode: Callable[[object], str]) -> np.ndarray:
     """``encode`` of every cell as an object array, called once per distinct value; blank
     cells (None, NaN) give ""."""
+    if len(values) <= SMALL:
+        seen: dict[object, str] = {}
+        out = []
+        for value in values.tolist():
+            if value is None or value is pd.NA or (isinstance(value, float) and value != value):
+                out.append("")
+            elif value in seen:
+                out.append(seen[value])
+            else:
+                out.append(seen.setdefault(value, encode(value)))
+        return np.array(out, dtype=object)
     codes, uniques = pd.factorize(values, use_na_sentinel=True)
     table = np.array([*map(encode, np.asarray(uniques, dtype=object).tolist()), ""],
                      dtype=object)

@@ -2,6 +2,13 @@
 
 The engine evaluates the quantity registry in order over all scenarios at once. It never reads
 files, prints or raises for a scenario that does not fit: that is a result with a reason.
+
+Most quantities — the memory, the link and roofline rates, the precisions, the efficiencies and
+their texts — read no input that tells rows of one model and configuration apart (the traffic,
+the targets, the money: :data:`PER_ROW`). Rows share few such configurations, so
+:func:`estimate` computes those quantities once per distinct configuration and gives each row
+its configuration's values; the others are computed row by row. Each quantity is a function of
+its own row alone, so the figures are the same either way (a property test checks it).
 """
 
 from __future__ import annotations
@@ -21,6 +28,15 @@ from reportgen.units import CONSTANTS
 from reportgen.xlfuncs import Array
 
 RESULT_COLUMNS: tuple[str, ...] = tuple(REGISTRY)
+# Inputs that tell rows of the same model and configuration apart (the traffic, the targets,
+# the money). Quantities that read none of them are the same for every row of a configuration.
+PER_ROW = frozenset({
+    "scenario", "workload", "peak_qps", "avg_qps", "avg_prompt_tokens", "avg_output_tokens",
+    "max_prompt_tokens", "max_output_tokens", "ttft_slo_ms", "tpot_slo_ms", "max_batch",
+    "prefix_cache_hit_rate", "gpu_hour_price", "safety_factor",
+})
+# Sharing pays when rows repeat configurations; below this many rows it is not worth grouping.
+SHARE_MIN_ROWS = 32
 
 
 @dataclass(frozen=True)
@@ -92,6 +108,63 @@ def raw_dependencies(name: str) -> frozenset[str]:
     return frozenset(out)
 
 
+@functools.cache
+def quantity_dependencies(name: str) -> frozenset[str]:
+    """The quantities ``name`` reads, directly or through other quantities (a lookup reads the
+    quantity that positions it)."""
+    out: set[str] = set()
+    for item in REGISTRY[name].inputs:
+        kind = input_kind(item)
+        if kind == "lookup":
+            item = LOOKUP_KEYS[item.split("__", 1)[0]]
+            kind = input_kind(item)
+        if kind == "quantity":
+            out |= {item, *quantity_dependencies(item)}
+    return frozenset(out)
+
+
+@functools.cache
+def shared_quantities(pinned: frozenset[str] = frozenset()) -> tuple[tuple[str, ...],
+                                                                     tuple[str, ...]]:
+    """The quantities that read no :data:`PER_ROW` input and no ``pinned`` quantity (the same
+    for every row of a configuration), and the scenario columns they read (the
+    configuration)."""
+    shared = tuple(name for name in REGISTRY if name not in pinned
+                   and not raw_dependencies(name) & PER_ROW
+                   and not quantity_dependencies(name) & pinned)
+    context = sorted(set().union(*(raw_dependencies(name) for name in shared)))
+    return shared, tuple(context)
+
+
+def group_rows(columns: Mapping[str, Array], names: Collection[str],
+               n: int) -> tuple[Array, Array]:
+    """Rows grouped by their values of the columns ``names`` (numbers by bit pattern, so equal
+    groups hold identical inputs): each row's group and each group's first row."""
+    import pandas as pd
+
+    code = np.zeros(n, dtype=np.int64)
+    size = 1
+    for name in names:
+        values = np.asarray(columns[name])
+        if values.dtype.kind == "f":
+            values = np.ascontiguousarray(values, dtype=np.float64).view(np.int64)
+        if not n or (values == values[0]).all():
+            continue  # one value: one group (overrides are mostly blank)
+        if values.dtype.kind == "i":
+            part, uniques = pd.factorize(values)
+        else:
+            part, uniques = pd.factorize(values, use_na_sentinel=False)
+        code = code * len(uniques) + part
+        size *= len(uniques)
+        if size > 2**31:  # keep the combined code small: renumber the groups so far
+            code, kept = pd.factorize(code)
+            size = len(kept)
+    groups, distinct = pd.factorize(code)
+    first = np.empty(len(distinct), dtype=np.intp)
+    first[groups[::-1]] = np.arange(n - 1, -1, -1, dtype=np.intp)
+    return groups.astype(np.intp), first
+
+
 def evaluate(
     columns: Mapping[str, Array],
     n: int,
@@ -108,7 +181,11 @@ def evaluate(
     env: dict[str, Array] = {}
     indexers: dict[str, Array] = {}
 
+    looked_up: dict[str, Array] = {}
+
     def lookup(name: str) -> Array:
+        if name in looked_up:
+            return looked_up[name]
         prefix, field = name.split("__", 1)
         table = tables.table(prefix)
         if prefix not in indexers:
@@ -118,7 +195,8 @@ def evaluate(
             indexers[prefix] = rows.astype(np.intp) - 1
         column = table[field]
         data = column.to_numpy(dtype=float) if column.dtype.kind in "biuf" else column.to_numpy()
-        return _as_array(data[indexers[prefix]], n)
+        looked_up[name] = _as_array(data[indexers[prefix]], n)
+        return looked_up[name]
 
     def resolve(name: str) -> Any:
         kind = input_kind(name)
@@ -154,6 +232,29 @@ def estimate(
     quantities (e.g. ``{"batch": 64}``) so that everything downstream is evaluated at that value,
     which is how the batch curves are drawn.
     """
-    env = evaluate(input_arrays(scenarios), len(scenarios), tables, constants, overrides)
+    n = len(scenarios)
+    env = evaluate_shared(input_arrays(scenarios), n, tables, constants, overrides)
     return pd.DataFrame({name: env[name] for name in RESULT_COLUMNS}, index=scenarios.index,
                         copy=False)
+
+
+def evaluate_shared(
+    columns: Mapping[str, Array],
+    n: int,
+    tables: Tables,
+    constants: Mapping[str, float | str] | None = None,
+    overrides: Mapping[str, Any] | None = None,
+) -> dict[str, Array]:
+    """Every quantity of ``n`` scenarios, as :func:`evaluate` gives them, with the quantities of
+    :func:`shared_quantities` computed once per distinct configuration."""
+    shared, context = shared_quantities(frozenset(overrides or ()))
+    if n < SHARE_MIN_ROWS or not shared:
+        return evaluate(columns, n, tables, constants, overrides)
+    groups, first = group_rows(columns, context, n)
+    if len(first) > n // 2:
+        return evaluate(columns, n, tables, constants, overrides)
+    distinct = {name: columns[name][first] for name in context}
+    once = evaluate(distinct, len(first), tables, constants, wanted=shared)
+    pinned = {name: once[name][groups] for name in shared}
+    pinned.update(overrides or {})
+    return evaluate(columns, n, tables, constants, pinned)

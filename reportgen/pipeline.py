@@ -158,9 +158,6 @@ def make_plan(checked: ValidatedInput, input_name: str, title: str = "",
     best = found.best()
     scenarios = concrete(checked.scenarios, best)
     results = estimate(scenarios, checked.tables)
-    baseline = estimate(as_typed(checked.scenarios, specs, best), checked.tables)
-    per_node = gpus_per_node(checked.tables.gpus)
-    results = pd.concat([results, decide(results, found, baseline, per_node)], axis=1)
     knees = simulated_knees(scenarios, results, checked.tables)
     simulation_notes: tuple[str, ...] = ()
     typed = checked.scenarios
@@ -169,7 +166,9 @@ def make_plan(checked: ValidatedInput, input_name: str, title: str = "",
         typed = typed.copy()
         typed["knee_rps"] = scenarios["knee_rps"].to_numpy()
         results = estimate(scenarios, checked.tables)
-        results = pd.concat([results, decide(results, found, baseline, per_node)], axis=1)
+    baseline = estimate(as_typed(checked.scenarios, specs, best), checked.tables)
+    per_node = gpus_per_node(checked.tables.gpus)
+    results = pd.concat([results, decide(results, found, baseline, per_node)], axis=1)
     if calibration is not None:
         from reportgen.calibration.user_rows import mark_used
 

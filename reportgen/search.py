@@ -28,7 +28,15 @@ import numpy as np
 import pandas as pd
 
 from reportgen import schema
-from reportgen.engine import Tables, evaluate, input_arrays, needed, raw_dependencies
+from reportgen.engine import (
+    PER_ROW,
+    Tables,
+    evaluate,
+    group_rows,
+    input_arrays,
+    needed,
+    raw_dependencies,
+)
 from reportgen.xlfuncs import Array, xl_round
 
 # The columns a candidate sets; the others come from its row.
@@ -51,16 +59,10 @@ _RESOLVED = ("gpu", "tp", "pp", "weight_dtype", "expert_weight_dtype", "kv_dtype
 # Precisions a candidate may leave blank (= as the checkpoint ships them): kept as typed too.
 _AS_TYPED = ("weight_dtype", "kv_dtype")
 INPUT_PREFIX = "input_"
-# Inputs that tell rows of the same model and configuration apart (the traffic, the targets,
-# the money). Quantities that read none of them — the memory, the link and roofline rates, the
-# precisions and efficiencies — are the same for every row of a configuration, so the search
-# computes them once per distinct configuration and row context, and broadcasts them.
-_PER_ROW = frozenset({
-    "scenario", "workload", "peak_qps", "avg_qps", "avg_prompt_tokens", "avg_output_tokens",
-    "max_prompt_tokens", "max_output_tokens", "ttft_slo_ms", "tpot_slo_ms", "max_batch",
-    "prefix_cache_hit_rate", "gpu_hour_price", "safety_factor",
-})
-_SHARED = tuple(q.name for q in needed(_RANKED) if not raw_dependencies(q.name) & _PER_ROW)
+# Quantities that read no PER_ROW input — the memory, the link and roofline rates, the precisions
+# and efficiencies — are the same for every row of a configuration, so the search computes them
+# once per distinct configuration and row context, and broadcasts them.
+_SHARED = tuple(q.name for q in needed(_RANKED) if not raw_dependencies(q.name) & PER_ROW)
 _CONTEXT = tuple(sorted(set().union(*(raw_dependencies(n) for n in _SHARED)) - set(CONFIG)))
 _READ = frozenset().union(*(raw_dependencies(q.name) for q in needed(_RANKED))) - set(CONFIG)
 
@@ -204,9 +206,12 @@ def _grid(key: tuple[object, ...], tables: Tables, first: int) -> _Grid:
     for c, column in zip(CONFIG, zip(*configs, strict=True), strict=True):
         kind = float if c in schema.NUMBER_COLUMNS else object
         columns[c] = np.asarray(column, dtype=kind)
-    shapes = pd.MultiIndex.from_arrays([columns["gpu"], columns["tp"], columns["pp"]])
+    shapes: dict[tuple[object, ...], int] = {}  # an id per GPU, tp and pp, in order of first
+    shape = [shapes.setdefault(key, len(shapes))
+             for key in zip(columns["gpu"].tolist(), columns["tp"].tolist(),
+                            columns["pp"].tolist(), strict=True)]
     return _Grid(columns, np.asarray(preference, dtype=np.int8),
-                 np.asarray(pd.factorize(shapes)[0], dtype=np.int64),
+                 np.asarray(shape, dtype=np.int64),
                  np.arange(first, first + len(configs), dtype=np.int64))
 
 
@@ -219,15 +224,27 @@ def _signatures(scenarios: pd.DataFrame, specs: pd.DataFrame,
     """Rows grouped by what their candidates depend on (rows of a group share a grid): the
     signature → the rows' positions."""
     heads, kv_heads = _heads(scenarios, tables)
-    frame = pd.DataFrame({
-        **{f"spec_{c}": (specs[c].to_numpy(dtype=object) if c in specs else "") for c in CONFIG},
-        **{f"typed_{c}": scenarios[c].to_numpy() for c in CONFIG},
-        "heads": heads, "kv_heads": kv_heads,
-        "tutorial": (scenarios["method"] == "tutorial").to_numpy(),
-    })
-    groups = frame.groupby(list(frame.columns), dropna=False, sort=False).indices
-    return {tuple(key): np.asarray(rows)  # type: ignore[arg-type]
-            for key, rows in groups.items()}
+    n = len(scenarios)
+    columns = [
+        *((specs[c].to_numpy(dtype=object) if c in specs else np.full(n, "", dtype=object))
+          for c in CONFIG),
+        *(scenarios[c].to_numpy() for c in CONFIG),
+        heads, kv_heads, (scenarios["method"] == "tutorial").to_numpy(),
+    ]
+    # grouped by value (NaN with NaN), groups in order of first appearance
+    code = np.zeros(n, dtype=np.int64)
+    for column in columns:
+        part, uniques = pd.factorize(column, use_na_sentinel=False)
+        code = code * len(uniques) + part
+        code = pd.factorize(code)[0].astype(np.int64)  # keep the combined code small
+    groups = pd.factorize(code)[0]
+    order = np.argsort(groups, kind="stable")
+    bounds = np.flatnonzero(np.diff(groups[order])) + 1
+    out: dict[tuple[object, ...], np.ndarray] = {}
+    for rows in np.split(order, bounds) if n else []:
+        first = int(rows[0])
+        out[tuple(column[first] for column in columns)] = rows
+    return out
 
 
 @dataclass(frozen=True)
@@ -342,11 +359,8 @@ def _best_positions(table: Mapping[str, Array], keep: int) -> np.ndarray:
 def _row_contexts(inputs: Mapping[str, Array]) -> np.ndarray:
     """Per scenario row, an id of its values of the columns shared quantities read besides
     the configuration (rows with the same id share those quantities at each configuration)."""
-    if not _CONTEXT:
-        return np.zeros(len(next(iter(inputs.values()))), dtype=np.int64)
-    frame = pd.DataFrame({c: inputs[c] for c in _CONTEXT})
-    return np.asarray(frame.groupby(list(_CONTEXT), dropna=False, sort=False).ngroup(),
-                      dtype=np.int64)
+    n = len(next(iter(inputs.values())))
+    return np.asarray(group_rows(inputs, _CONTEXT, n)[0], dtype=np.int64)
 
 
 def _estimate_chunk(chunk: _Chunk, inputs: Mapping[str, Array], contexts: np.ndarray,

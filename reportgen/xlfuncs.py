@@ -37,7 +37,16 @@ SNAP_DIGITS = 9
 def xl_round(x: Array, digits: int) -> Array:
     """Excel ROUND: half away from zero."""
     scale = 10.0**digits
-    return np.sign(x) * np.floor(np.abs(x) * scale + 0.5) / scale
+    if np.ndim(x) == 0:
+        return np.sign(x) * np.floor(np.abs(x) * scale + 0.5) / scale
+    # the same operations in the same order, in one array (a million rows: 2 arrays, not 7)
+    out = np.abs(x, dtype=np.float64)
+    out *= scale
+    out += 0.5
+    np.floor(out, out=out)
+    out *= np.sign(x)
+    out /= scale
+    return out
 
 
 def ceil_snapped(x: Array) -> Array:

@@ -141,9 +141,17 @@ def fit_group(bench: Bench, key: str, constants: Constants | None = None,
     weights = kind_weights(bench.measurements)
     start = table.loc[key, list(names)].to_numpy(dtype=np.float64)
 
+    row = table.index.get_loc(key)
+    columns = [table.columns.get_loc(n) for n in names]
+    cells = [(row, c) for c in columns if isinstance(row, int) and isinstance(c, int)]
+
     def with_params(params: FloatArray) -> Bench:
         new = table.copy()
-        new.loc[key, list(names)] = params
+        if len(cells) == len(names):  # unique labels: set the cells by position (fast)
+            for cell, value in zip(cells, params, strict=True):
+                new.iat[cell] = value
+        else:
+            new.loc[key, list(names)] = params
         return bench.with_efficiency(new)
 
     def loss(x: FloatArray) -> float:

@@ -4,6 +4,7 @@ for each in the measurement's unit."""
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -15,7 +16,7 @@ import pandas as pd
 
 from reportgen import schema
 from reportgen.catalog import Catalogs, load_catalogs
-from reportgen.engine import Tables, estimate
+from reportgen.engine import Tables, estimate, evaluate, input_arrays
 from reportgen.quantities.inputs import compute_precision
 from reportgen.readers import RawTable
 from reportgen.validate import ValidatedInput, validate
@@ -127,12 +128,42 @@ def build_bench(measurements: pd.DataFrame, catalogs: Catalogs | None = None,
     return bench if efficiency is None else bench.with_efficiency(efficiency)
 
 
-def _estimate(scenarios: pd.DataFrame, tables: Tables, constants: Constants | None,
-              overrides: Mapping[str, Any], pin: Pin | None) -> pd.DataFrame:
-    results = estimate(scenarios, tables, constants, overrides)
-    if pin is None:
-        return results
-    return estimate(scenarios, tables, constants, {**overrides, **pin(results)})
+# What the figures of :func:`predict` read of the engine's results.
+_FIGURES = frozenset({"output_tokens_per_s_per_gpu", "prefill_ms", "decode_step_ms", "ttft_ms",
+                      "tpot_ms", "batch", "avg_output_tokens", "tp"})
+
+
+class _Same:
+    """A scenario frame compared by identity (a fit predicts the same frame hundreds of times,
+    with only the efficiency table changing)."""
+
+    def __init__(self, frame: pd.DataFrame) -> None:
+        self.frame = frame
+
+    def __hash__(self) -> int:
+        return id(self.frame)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Same) and other.frame is self.frame
+
+
+@functools.lru_cache(maxsize=8)
+def _inputs(scenarios: _Same) -> dict[str, Any]:
+    return input_arrays(scenarios.frame)
+
+
+def _estimate(scenarios: pd.DataFrame, rows: npt.NDArray[np.intp], tables: Tables,
+              constants: Constants | None, overrides: Mapping[str, Any],
+              pin: Pin | None) -> pd.DataFrame:
+    """The results of the scenarios at positions ``rows``: only the figures :func:`predict`
+    reads, unless ``pin`` (an ablation's second pass) reads the rest."""
+    if pin is not None:
+        some = scenarios.iloc[rows]
+        results = estimate(some, tables, constants, overrides)
+        return estimate(some, tables, constants, {**overrides, **pin(results)})
+    columns = {name: values[rows] for name, values in _inputs(_Same(scenarios)).items()}
+    values = evaluate(columns, len(rows), tables, constants, overrides, wanted=_FIGURES)
+    return pd.DataFrame({name: values[name] for name in sorted(_FIGURES)})
 
 
 def serving_throughput(results: pd.DataFrame) -> FloatArray:
@@ -183,12 +214,12 @@ def predict(bench: Bench, constants: Constants | None = None, pin: Pin | None = 
     free = np.isnan(batch)
     if free.any():
         rows = np.flatnonzero(free)
-        results = _estimate(scenarios.iloc[rows], bench.tables, constants, {}, pin)
+        results = _estimate(scenarios, rows, bench.tables, constants, {}, pin)
         out[rows] = results["output_tokens_per_s_per_gpu"].to_numpy(dtype=float)
     if (~free).any():
         rows = np.flatnonzero(~free)
-        results = _estimate(scenarios.iloc[rows], bench.tables, constants,
-                            {"batch": batch[rows]}, pin)
+        results = _estimate(scenarios, rows, bench.tables, constants, {"batch": batch[rows]},
+                            pin)
         out[rows] = _figure(m["kind"].to_numpy()[rows], results)
     if "release_scale" in m.columns:
         out = out * m["release_scale"].to_numpy(dtype=float)

@@ -101,13 +101,17 @@ def _template() -> str:
 
 
 def _append(out: Array, where: Array, text: Callable[[], Array]) -> Array:
-    """``out`` with ``text()`` (evaluated on the rows ``where``) after it on those rows."""
+    """``out`` with ``text()`` (evaluated on the rows ``where``) after it on those rows (each
+    distinct pair joined once)."""
     if not where.any():
         return out
     joined = out.copy()
-    joined[where] = [" ".join(f"{a} {b}".split()) for a, b in zip(out[where], text(),
-                                                                  strict=True)]
+    joined[where] = per_combination(_joined, out[where], text())
     return joined
+
+
+def _joined(before: str, after: str) -> str:
+    return " ".join(f"{before} {after}".split())
 
 
 @quantity("text", _template(), kind="text")

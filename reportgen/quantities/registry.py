@@ -22,6 +22,7 @@ are used, that no exponent literal (1E9) or unary minus before ^ appears, and th
 
 from __future__ import annotations
 
+import functools
 import inspect
 import re
 from collections.abc import Callable
@@ -65,6 +66,7 @@ class Quantity:
 REGISTRY: dict[str, Quantity] = {}
 
 
+@functools.cache
 def input_kind(name: str) -> str:
     """Classify an input name: 'raw', 'lookup', 'keys', 'constant' or 'quantity'."""
     if name.startswith(RAW_PREFIX):

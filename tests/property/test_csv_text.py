@@ -3,7 +3,8 @@
 The reference is ``DataFrame.to_csv(index=False, float_format="%.10g", lineterminator="\\n")``,
 the results CSV's writer before the fast one; the frames mix every kind of value a results
 table holds (and some it does not): NaN, ±inf, -0.0, integers, negatives, tiny and huge
-numbers, text with commas, quotes and line breaks, missing text, booleans.
+numbers, text with commas, quotes and line breaks, missing text, booleans. Each frame is written
+both ways the fast writer formats a column (cell by cell when short, by distinct values).
 """
 
 from __future__ import annotations
@@ -29,9 +30,20 @@ def _pandas(frame: pd.DataFrame) -> str:
 
 
 def _fast(frame: pd.DataFrame) -> str:
-    buffer = io.StringIO()
-    csv_text.write_csv(frame, buffer)
-    return buffer.getvalue()
+    """The fast writer's text, the same whether short columns are formatted cell by cell or
+    every column by its distinct values."""
+    texts = []
+    small = csv_text.SMALL
+    for threshold in (small, 0):
+        csv_text.SMALL = threshold
+        try:
+            buffer = io.StringIO()
+            csv_text.write_csv(frame, buffer)
+        finally:
+            csv_text.SMALL = small
+        texts.append(buffer.getvalue())
+    assert texts[0] == texts[1]
+    return texts[0]
 
 
 VARIED = pd.DataFrame({

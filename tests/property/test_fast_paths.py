@@ -2,19 +2,26 @@
 
 Reading and validation take a strict fast path over whole columns (pandas' C tokenizer for CSV
 without quotes; bulk conversion of plain numbers) and keep the per-cell code for the cells that
-fail it. Whatever the cells, both paths must give the same cells, numbers and messages.
+fail it. Whatever the cells, both paths must give the same cells, numbers and messages. The
+engine computes the quantities rows of one configuration share once per configuration: the
+results must be the same, bit for bit, as computing every row.
 """
 
 from __future__ import annotations
+
+import functools
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reportgen import schema
+from reportgen import engine, schema
+from reportgen.plan import Plan
 from reportgen.readers import Grid, _csv_records, _header, _plain_csv
 from reportgen.validate import _Collector, _numbers, _numbers_per_cell
+from tests.helpers import build_plan
+from tests.parity.conftest import PARITY_ROWS
 
 SETTINGS = settings(max_examples=300, deadline=None, derandomize=True)
 
@@ -86,3 +93,45 @@ def test_numbers_from_xlsx_cells_match_the_per_cell_parser(values: list[object])
     slow = _numbers_per_cell(list(values), column, rows, names, False, slow_out)
     np.testing.assert_array_equal(fast, slow)
     assert fast_out.issues == slow_out.issues
+
+
+@functools.cache
+def _parity_plan() -> Plan:
+    return build_plan(PARITY_ROWS)
+
+
+@settings(max_examples=20, deadline=None, derandomize=True)
+@given(st.lists(st.integers(0, len(PARITY_ROWS) - 1), min_size=1, max_size=6),
+       st.lists(st.tuples(st.sampled_from([1.0, 2.0, 4.0, 8.0]),
+                          st.sampled_from(["vllm", "sglang", "tensorrt-llm"])),
+                min_size=1, max_size=3),
+       st.lists(st.floats(0.01, 100.0), min_size=1, max_size=5),
+       st.integers(2 * engine.SHARE_MIN_ROWS, 3 * engine.SHARE_MIN_ROWS),
+       st.sampled_from([None, 1.0, 64.0]))
+def test_shared_quantities_equal_row_by_row(pool: list[int], variants: list[tuple[float, str]],
+                                            rates: list[float], n: int,
+                                            batch: float | None) -> None:
+    """Parity rows (every bottleneck, engine, precision and method) repeated with other tensor
+    parallelisms, engines and rates: estimated with the shared quantities once per
+    configuration, and every row computed on its own, give identical results (a pinned batch,
+    as the batch curves pin it, too)."""
+    plan = _parity_plan()
+    frame = plan.scenarios.iloc[[pool[i % len(pool)] for i in range(n)]].reset_index(drop=True)
+    variant = [variants[(i // len(pool)) % len(variants)] for i in range(n)]
+    frame["tp"] = [tp for tp, _ in variant]
+    frame["engine"] = [name for _, name in variant]
+    frame["peak_qps"] = [rates[i % len(rates)] for i in range(n)]
+    overrides = None if batch is None else {"batch": batch}
+    shared = engine.estimate(frame, plan.tables, overrides=overrides)
+    alone = engine.evaluate(engine.input_arrays(frame), n, plan.tables, overrides=overrides)
+    _, context = engine.shared_quantities(frozenset(overrides or ()))
+    _, first = engine.group_rows(engine.input_arrays(frame), context, n)
+    assert len(first) <= n // 2  # the shared quantities were computed once per group
+    for name in engine.RESULT_COLUMNS:
+        got, want = shared[name].to_numpy(), np.asarray(alone[name])
+        if want.dtype.kind == "f":
+            got = got.astype(float)
+            same = (got.view(np.int64) == want.view(np.int64)) | (np.isnan(got) & np.isnan(want))
+            assert same.all(), name
+        else:
+            assert got.tolist() == want.tolist(), name

@@ -3,7 +3,12 @@ not with how the file was written."""
 
 from __future__ import annotations
 
-from reportgen.digest import inputs_digest, reference_digest
+import numpy as np
+import pandas as pd
+import pytest
+
+from reportgen import digest
+from reportgen.digest import _cell, encode_unique, inputs_digest, reference_digest
 from reportgen.units import CONSTANTS
 from tests.scenarios import base_row, validated
 
@@ -43,3 +48,22 @@ def test_the_reference_digest_follows_constants_and_tables() -> None:
     gpus.loc["H100-SXM", "price_per_gpu_hour"] = 2.0
     edited = type(tables)(gpus, tables.models, tables.efficiency)
     assert reference_digest(edited, CONSTANT_VALUES) != reference
+
+
+def test_short_and_long_columns_are_encoded_alike(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Short columns are encoded cell by cell, long ones by their distinct values: the same
+    text either way (blanks, -0.0 beside 0.0, 1 beside 1.0 and True, text, pandas' str)."""
+    cells = [1.0, np.nan, -0.0, 0.0, 2.5, None, "a", "a", 1, True, pd.NA, "b\tc"]
+    columns = [pd.Series(cells, dtype=object), pd.Series([0.1, np.nan, -0.0, 0.0, 0.1]),
+               pd.Series(["x", None, "y", "x"], dtype="str"), pd.Series([3, 1, 3])]
+    for column in columns:
+        short = encode_unique(column, _cell).tolist()
+        monkeypatch.setattr(digest, "SMALL", -1)
+        assert encode_unique(column, _cell).tolist() == short
+        monkeypatch.setattr(digest, "SMALL", 64)
+    checked = validated([base_row(scenario="a"), base_row(scenario="b", peak_qps=3)])
+    reference = reference_digest(checked.tables, CONSTANT_VALUES)
+    inputs = inputs_digest(checked.scenarios, checked.specs)
+    monkeypatch.setattr(digest, "SMALL", -1)
+    assert reference_digest(checked.tables, CONSTANT_VALUES) == reference
+    assert inputs_digest(checked.scenarios, checked.specs) == inputs
