@@ -48,9 +48,9 @@ def with_defaults(frame: pd.DataFrame) -> pd.DataFrame:
     if "moe_gemm_efficiency" not in out.columns:
         out["moe_gemm_efficiency"] = MOE_GEMM_EFFICIENCY_PRIOR
     else:
-        column = out["moe_gemm_efficiency"]
-        blank = column.isna() | (column.astype(str).str.strip() == "")
-        out["moe_gemm_efficiency"] = column.where(~blank, MOE_GEMM_EFFICIENCY_PRIOR)
+        given = out["moe_gemm_efficiency"]
+        blank = given.isna() | (given.astype(str).str.strip() == "")
+        out["moe_gemm_efficiency"] = given.where(~blank, MOE_GEMM_EFFICIENCY_PRIOR)
     return out
 
 

@@ -55,6 +55,33 @@ def test_the_executive_page_asks_first_and_says_only_what_applies(
     assert any("re-quote" in r for r in ask.risks) == bool(old.any())  # said when it applies
 
 
+def test_the_risks_name_the_engine_gap_and_the_widest_range(
+        report: context.Report, sample_plan: Plan) -> None:
+    """A budgeted row served on an engine its efficiencies were not measured on is named with
+    that engine; the row carrying most of the cost range is named with its own range."""
+    ask = report.ask
+    assert ask is not None
+    counted = sample_plan.results[sample_plan.results["counted"] == 1]
+    measured_on = sample_plan.tables.efficiency["engine"]
+    off = counted[(counted["efficiency_key"].map(measured_on) == "tensorrt-llm")
+                  & (counted["engine"] == "vllm")
+                  & counted["efficiency_key"].map(sample_plan.tables.efficiency["calibrated"])
+                  .isin(["yes", "load test"])]
+    assert len(off) > 0  # the sample serves calibrated rows on vLLM
+    engine_risk = next(r for r in ask.risks if "on vLLM, but" in r)
+    assert all(f"“{name}”" in engine_risk for name in off["scenario"])
+    assert "TensorRT-LLM" in engine_risk
+    span = counted["monthly_cost_high"] - counted["monthly_cost_low"]
+    widest = counted.loc[span.idxmax()]
+    share = span.max() / span.sum()
+    named = [r for r in ask.risks if "of the plan's range" in r]
+    assert named == ([f"“{widest['scenario']}” alone spans "
+                      f"{format_value(float(widest['monthly_cost_low']), 'USD/month')} to "
+                      f"{format_value(float(widest['monthly_cost_high']), 'USD/month')} a month, "
+                      f"{format_value(float(share), 'fraction')} of the plan's range: measure it "
+                      "first."] if share >= 0.5 else [])
+
+
 def test_one_section_per_scenario_and_one_comparison(
     report: context.Report, sample_plan: Plan
 ) -> None:

@@ -15,6 +15,7 @@ from reportgen.i18n import N_, _, ngettext
 from reportgen.plan import Plan
 from reportgen.render.context.common import (
     Row,
+    as_float,
     blank,
     calibration_kind,
     calibration_of,
@@ -30,11 +31,19 @@ from reportgen.render.context.sensitivity import Tornado, TornadoBar
 from reportgen.units import CONSTANTS
 
 MOVERS = 3  # assumptions the page names, largest swing first
+RANGE_SHARE = 0.5  # a workload carrying this share of the cost range is named as a risk
 # A price basis of the price book in words.
 BASIS_WORDS: dict[str, str] = {
     "on_demand": N_("on-demand"), "reserved_1y": N_("1-year reserved"),
     "reserved_3y": N_("3-year reserved"), "spot": N_("spot"),
     "capacity_block": N_("capacity-block"), "purchase": N_("purchase"), "as typed": N_("typed"),
+}
+# Serving engines as their projects spell them.
+ENGINE_NAMES = {"vllm": "vLLM", "sglang": "SGLang", "tensorrt-llm": "TensorRT-LLM"}
+# Price-book providers as they spell themselves.
+PROVIDER_NAMES: dict[str, str] = {
+    "aws": "AWS", "runpod": "RunPod", "spheron": "Spheron", "tensorwave": "TensorWave",
+    "thinkmate": "Thinkmate", "several": N_("several providers"),
 }
 # The tornado's inputs as a budget reader would name them.
 PLAIN_FACTORS: dict[str, str] = {
@@ -84,8 +93,8 @@ def _range_sentence(plan: Plan, counted: Sequence[Row], low: float, high: float)
 
 
 def _price_line(counted: Sequence[Row]) -> str:
-    providers = sorted({text_of(r.get("price_provider", "")) or _("prices as typed")
-                        for r in counted})
+    providers = sorted({_(PROVIDER_NAMES.get(p, p)) if (p := text_of(r.get("price_provider", "")))
+                        else _("prices as typed") for r in counted})
     basis = sorted({_(BASIS_WORDS.get(text_of(r["price_basis"]), text_of(r["price_basis"])))
                     for r in counted})
     return _("GPU servers rented at {basis} prices from {providers}, {hours} hours a month "
@@ -138,6 +147,8 @@ def _risks(plan: Plan, counted: Sequence[Row], decisions: Decisions) -> tuple[st
     if uncal:
         out.append(_("No published measurement covers {names}: load-test before committing.")
                    .format(names=_(", ").join(uncal)))
+    out.extend(_engine_risk(plan, counted))
+    out.extend(_range_risk(counted))
     stale = sorted({str(r["gpu"]) for r in counted
                     if text_of(r["price_status"]) in ("stale", "undated")})
     if stale:
@@ -153,6 +164,45 @@ def _risks(plan: Plan, counted: Sequence[Row], decisions: Decisions) -> tuple[st
         out.append(_("{names} set no latency target: users get whatever speed a full server "
                      "gives.").format(names=_(", ").join(targetless)))
     return tuple(out)
+
+
+def _engine_risk(plan: Plan, counted: Sequence[Row]) -> tuple[str, ...]:
+    """Workloads whose serving engine is not the one their efficiencies were measured on."""
+    measured_on = plan.tables.efficiency.get("engine")
+    if measured_on is None:
+        return ()
+    off: dict[tuple[str, str], list[str]] = {}
+    for r in counted:
+        key = str(r["efficiency_key"])
+        calibrated_on = text_of(measured_on.get(key, ""))
+        if calibration_of(plan, key) and calibrated_on and calibrated_on != text_of(r["engine"]):
+            off.setdefault((text_of(r["engine"]), calibrated_on), []).append(
+                quote(str(r["scenario"])))
+    return tuple(
+        ngettext("{names} runs on {engine}, but the measurements behind its speed were taken on "
+                 "{measured}: its range is wider; load-test on {engine} before committing.",
+                 "{names} run on {engine}, but the measurements behind their speed were taken "
+                 "on {measured}: their range is wider; load-test on {engine} before committing.",
+                 len(names)).format(names=_(", ").join(names),
+                                    engine=ENGINE_NAMES.get(engine, engine),
+                                    measured=ENGINE_NAMES.get(measured, measured))
+        for (engine, measured), names in off.items())
+
+
+def _range_risk(counted: Sequence[Row]) -> tuple[str, ...]:
+    """The workload that carries most of the plan's cost range, when one does."""
+    spans = {str(r["scenario"]): (as_float(r, "monthly_cost_low"), as_float(r, "monthly_cost_high"))
+             for r in counted}
+    total = sum(high - low for low, high in spans.values())
+    if len(spans) < 2 or total <= 0:
+        return ()
+    name, (low, high) = max(spans.items(), key=lambda kv: kv[1][1] - kv[1][0])
+    share = (high - low) / total
+    if share < RANGE_SHARE:
+        return ()
+    return (_("{name} alone spans {low} to {high} a month, {share} of the plan's range: "
+              "measure it first.").format(name=quote(name), low=_money(low), high=_money(high),
+                                          share=fmt_value(share, "fraction")),)
 
 
 def _savings(decisions: Decisions, outlook: Outlook | None) -> tuple[str, ...]:
