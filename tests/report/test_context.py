@@ -67,10 +67,10 @@ def test_the_risks_name_the_engine_gap_and_the_widest_range(
                   & (counted["engine"] == "vllm")
                   & counted["efficiency_key"].map(sample_plan.tables.efficiency["calibrated"])
                   .isin(["yes", "load test"])]
-    assert len(off) > 0  # the sample serves calibrated rows on vLLM
-    engine_risk = next(r for r in ask.risks if "on vLLM, but" in r)
-    assert all(f"“{name}”" in engine_risk for name in off["scenario"])
-    assert "TensorRT-LLM" in engine_risk
+    assert len(off) > 2  # the sample serves calibrated rows on vLLM: counted, not named
+    engine_risk = next(r for r in ask.risks if "vLLM, but" in r)
+    assert engine_risk.startswith(f"{len(off)} workloads run on vLLM, but their speed was "
+                                  "measured on TensorRT-LLM")
     span = counted["monthly_cost_high"] - counted["monthly_cost_low"]
     widest = counted.loc[span.idxmax()]
     share = span.max() / span.sum()

@@ -138,6 +138,12 @@ def test_summary_totals_and_band(sample: Rendered, sample_plan: Plan) -> None:
     assert with_support in summary, with_support
 
 
+def test_the_executive_page_fits_one_page(sample: Rendered) -> None:
+    """The decision is read on one page: the page after it carries another running title."""
+    assert "Executive summary" in sample.pages[1]
+    assert "Executive summary" not in sample.pages[2]
+
+
 def test_no_placeholders_or_missing_values(sample: Rendered) -> None:
     text = sample.text
     assert not re.search(r"\bnan\b", text, re.IGNORECASE)

@@ -31,6 +31,7 @@ from reportgen.render.context.sensitivity import Tornado, TornadoBar
 from reportgen.units import CONSTANTS
 
 MOVERS = 3  # assumptions the page names, largest swing first
+ENGINE_RISK_NAMES = 2  # more workloads than this are counted, not named (they are on Decisions)
 RANGE_SHARE = 0.5  # a workload carrying this share of the cost range is named as a risk
 # A price basis of the price book in words.
 BASIS_WORDS: dict[str, str] = {
@@ -122,7 +123,7 @@ def _includes(counted: Sequence[Row], support: Support) -> tuple[str, ...]:
     left = [_("storage"), _("data transfer"), _("licences"), _("taxes"), _("staff")]
     if support.unpriced_providers:
         left.insert(2, _("{providers}'s support").format(
-            providers=_(", ").join(support.unpriced_providers)))
+            providers=_(", ").join(PROVIDER_NAMES.get(p, p) for p in support.unpriced_providers)))
     out.append(_("Not included: {items}.").format(items=_(", ").join(left)))
     return tuple(out)
 
@@ -171,22 +172,27 @@ def _engine_risk(plan: Plan, counted: Sequence[Row]) -> tuple[str, ...]:
     measured_on = plan.tables.efficiency.get("engine")
     if measured_on is None:
         return ()
-    off: dict[tuple[str, str], list[str]] = {}
+    off: dict[str, dict[str, list[str]]] = {}  # measured on → engine → scenarios
     for r in counted:
         key = str(r["efficiency_key"])
         calibrated_on = text_of(measured_on.get(key, ""))
-        if calibration_of(plan, key) and calibrated_on and calibrated_on != text_of(r["engine"]):
-            off.setdefault((text_of(r["engine"]), calibrated_on), []).append(
+        engine = text_of(r["engine"])
+        if calibration_of(plan, key) and calibrated_on and calibrated_on != engine:
+            off.setdefault(calibrated_on, {}).setdefault(engine, []).append(
                 quote(str(r["scenario"])))
-    return tuple(
-        ngettext("{names} runs on {engine}, but the measurements behind its speed were taken on "
-                 "{measured}: its range is wider; load-test on {engine} before committing.",
-                 "{names} run on {engine}, but the measurements behind their speed were taken "
-                 "on {measured}: their range is wider; load-test on {engine} before committing.",
-                 len(names)).format(names=_(", ").join(names),
-                                    engine=ENGINE_NAMES.get(engine, engine),
-                                    measured=ENGINE_NAMES.get(measured, measured))
-        for (engine, measured), names in off.items())
+    out = []
+    for measured, by_engine in off.items():
+        names = [name for group in by_engine.values() for name in group]
+        engines = _(", ").join(ENGINE_NAMES.get(e, e) for e in by_engine)
+        who = (_(", ").join(names) if len(names) <= ENGINE_RISK_NAMES else
+               ngettext("{n} workload", "{n} workloads", len(names)).format(n=len(names)))
+        out.append(ngettext(
+            "{who} runs on {engines}, but its speed was measured on {measured}: its range is "
+            "wider; load-test it before committing.",
+            "{who} run on {engines}, but their speed was measured on {measured}: their range is "
+            "wider; load-test them before committing.", len(names)).format(
+                who=who, engines=engines, measured=ENGINE_NAMES.get(measured, measured)))
+    return tuple(out)
 
 
 def _range_risk(counted: Sequence[Row]) -> tuple[str, ...]:
