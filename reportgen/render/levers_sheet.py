@@ -30,9 +30,8 @@ from reportgen.render.layout import (
     sheet_ref,
 )
 from reportgen.render.registry_rows import (
-    collapse_engineering_columns,
     column_index,
-    quantities,
+    size_variant_columns,
     variant_header,
     write_quantities,
 )
@@ -157,6 +156,5 @@ def write_levers(ws: Worksheet, layout: Layout, plan: Plan,
     set_text(ws.cell(row=note_row, column=1), _(NOTE))
     ws.cell(row=note_row, column=1).font = NOTE_FONT
     ws.freeze_panes = FREEZE
-    collapse_engineering_columns(ws, {q.name: letter(j) for j, q in enumerate(quantities(layout))})
-    ws.column_dimensions["A"].width = 28
+    size_variant_columns(ws, layout, cols)
     return values

@@ -36,10 +36,9 @@ from reportgen.render.layout import (
     sheet_ref,
 )
 from reportgen.render.registry_rows import (
-    collapse_engineering_columns,
     column_index,
     group_formula,
-    quantities,
+    size_variant_columns,
     variant_header,
     write_quantities,
 )
@@ -191,6 +190,5 @@ def write_options(ws: Worksheet, layout: Layout, plan: Plan,
     set_text(ws.cell(row=note_row, column=1), _(NOTE).format(keep=per_row))
     ws.cell(row=note_row, column=1).font = NOTE_FONT
     ws.freeze_panes = FREEZE
-    collapse_engineering_columns(ws, {q.name: letter(j) for j, q in enumerate(quantities(layout))})
-    ws.column_dimensions["A"].width = 28
+    size_variant_columns(ws, layout, cols)
     return values

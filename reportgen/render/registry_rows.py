@@ -47,6 +47,16 @@ def collapse_engineering_columns(ws: Worksheet, columns: Mapping[str, str]) -> N
             run = []
 
 
+def size_variant_columns(ws: Worksheet, layout: Layout, extra: Mapping[str, str]) -> None:
+    """Options and Levers columns as wide as the Plan's (its quantities, then ``extra``: name →
+    letter), so a seven-digit monthly cost shows instead of ###; the engineering columns are
+    then collapsed as on the Plan and column A widened for scenario names."""
+    for name, col in {**layout.plan_cols, **extra}.items():
+        ws.column_dimensions[col].width = max(12.0, len(name) + 3.0)
+    collapse_engineering_columns(ws, {q.name: letter(j) for j, q in enumerate(quantities(layout))})
+    ws.column_dimensions["A"].width = 28
+
+
 def quantities(layout: Layout) -> list[Quantity]:
     """The registry's quantities in Plan column order."""
     return [REGISTRY[name] for name in layout.plan_cols if name in REGISTRY]

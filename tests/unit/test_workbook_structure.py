@@ -261,3 +261,23 @@ def test_every_unit_has_a_number_format() -> None:
     units = {q.unit for q in REGISTRY.values()} | {c.unit for c in CONSTANTS.values()}
     units |= {c.unit for c in schema.COLUMNS if c.unit}
     assert units - set(FORMATS) == set()
+
+
+def _width(ws: object, index: int) -> float | None:
+    """The width a column is written with (a grouped range's entry covers its columns)."""
+    for dim in ws.column_dimensions.values():  # type: ignore[attr-defined]
+        if dim.min is not None and dim.min <= index <= dim.max and dim.customWidth:
+            return float(dim.width)
+    return None
+
+
+def test_variant_sheets_are_as_wide_as_the_plan(wb: Workbook) -> None:
+    """Options and Levers show a seven-digit monthly cost as the Plan does, never as ###: every
+    named column is written at least 12 characters wide (a column left at the default shows
+    $1,020,774 as ### in print and on screen)."""
+    for title in ("Plan", "Options", "Levers"):
+        ws = wb[title]
+        names = [c for c in ws[NAME_ROW] if c.value]
+        assert len(names) > 20, title
+        narrow = [c.value for c in names if (_width(ws, c.column) or 0) < 12]
+        assert narrow == [], (title, narrow[:5])
