@@ -25,6 +25,7 @@ LABELS: dict[str, str] = {
     "max_output_tokens": N_("Longest output (tokens)"),
     "tp": N_("Tensor parallel (GPUs)"),
     "pp": N_("Pipeline stages"),
+    "attention_dp": N_("Attention data-parallel (1 = on)"),
     "weight_dtype": N_("Weight precision"),
     "kv_dtype": N_("KV-cache precision"),
     "ttft_slo_ms": N_("First-token target, mean (ms)"),
@@ -83,6 +84,8 @@ LABELS: dict[str, str] = {
     "kv_budget_gib": N_("KV-cache budget per replica (GiB)"),
     "batch_max_kv": N_("Sequences the KV cache holds"),
     "kv_copies": N_("Copies of each KV head"),
+    "attention_replicas": N_("Copies of the non-expert weights per stage"),
+    "resident_weights_gib": N_("Weights held per replica (GiB)"),
     "kv_stored_gib_per_seq": N_("KV cache stored per sequence (GiB)"),
     # --- timing --------------------------------------------------------------------------------
     "prefill_tokens": N_("Prompt tokens computed"),

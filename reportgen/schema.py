@@ -107,6 +107,15 @@ COLUMNS: tuple[Column, ...] = (
        "auto or a list plans each and keeps the cheapest.",
        default="1 (more only when nothing fits)", integer=True,
        choices=tuple(str(p) for p in PP_VALUES), group="deployment", searchable=True),
+    _C("attention_dp", "number", "", "1: attention data-parallel with expert parallelism "
+       "(DEP): each of a stage's tp GPUs runs attention for its own sequences, keeping their "
+       "KV cache once and a whole copy of the attention and other non-expert weights, while "
+       "the routed experts are split across the tp GPUs (SGLang --enable-dp-attention, vLLM "
+       "--data-parallel-size with --enable-expert-parallel); for mixture-of-experts models, "
+       "above all MLA ones (DeepSeek), whose latent KV cache tensor parallelism keeps on every "
+       "GPU. 0 or blank: attention split by tensor parallelism.",
+       default="0 (attention split by tensor parallelism)", minimum=0, maximum=1,
+       integer=True, group="deployment"),
     _C("weight_dtype", "choice", "", "Precision of the weights; blank: as the checkpoint "
        "ships them (the model catalog or config.json's quantization_config: fp8 for "
        "DeepSeek-V3, MXFP4 experts with bf16 attention for gpt-oss); auto also plans every "

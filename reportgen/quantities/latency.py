@@ -10,23 +10,25 @@ from reportgen.xlfuncs import Array
 
 @quantity(
     "GiB",
-    "{pp}*({shared_weights_gib}+{expert_weights_gib}"
+    "{pp}*({shared_weights_gib}*{attention_replicas}+{expert_weights_gib}"
     "*(1-(1-{model__experts_per_token}/MAX({model__experts},1))^({batch}/{pp})))",
 )
 def weights_read_gib_per_step(
     pp: Array,
     shared_weights_gib: Array,
+    attention_replicas: Array,
     expert_weights_gib: Array,
     model__experts_per_token: Array,
     model__experts: Array,
     batch: Array,
 ) -> Array:
     """Weights one decode step reads: all of them for a dense model; for MoE the shared part
-    plus the experts a micro-batch of B/pp tokens is expected to touch, E·(1 − (1 − k/E)^(B/pp))
-    of E; with pp stages every one of the pp micro-batches reads them, hence × pp."""
+    (each GPU its own copy under attention data-parallelism) plus the experts a micro-batch of
+    B/pp tokens is expected to touch, E·(1 − (1 − k/E)^(B/pp)) of E; with pp stages every one
+    of the pp micro-batches reads them, hence × pp."""
     experts = np.maximum(model__experts, 1)
     touched = 1 - (1 - model__experts_per_token / experts) ** (batch / pp)
-    return pp * (shared_weights_gib + expert_weights_gib * touched)
+    return pp * (shared_weights_gib * attention_replicas + expert_weights_gib * touched)
 
 
 @quantity(

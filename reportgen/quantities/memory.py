@@ -219,19 +219,36 @@ def gpus_per_instance(tp: Array, pp: Array) -> Array:
     return tp * pp
 
 
-@quantity("GiB", "{weights_gib}/{gpus_per_instance}")
-def weights_gib_per_gpu(weights_gib: Array, gpus_per_instance: Array) -> Array:
+@quantity("copies", "IF({raw_attention_dp}=1,{tp},1)")
+def attention_replicas(raw_attention_dp: Array, tp: Array) -> Array:
+    """Copies of the attention and other non-expert weights each stage keeps: one per GPU
+    under attention data-parallelism (attention_dp = 1), else one split over the tp GPUs."""
+    return np.where(raw_attention_dp == 1, tp, 1.0)
+
+
+@quantity("GiB", "{weights_gib}+{shared_weights_gib}*({attention_replicas}-1)")
+def resident_weights_gib(
+    weights_gib: Array, shared_weights_gib: Array, attention_replicas: Array
+) -> Array:
+    """Weights a replica keeps in its GPUs' memory: the model's weights once, plus the extra
+    copies of the non-expert weights attention data-parallelism keeps."""
+    return weights_gib + shared_weights_gib * (attention_replicas - 1)
+
+
+@quantity("GiB", "{resident_weights_gib}/{gpus_per_instance}")
+def weights_gib_per_gpu(resident_weights_gib: Array, gpus_per_instance: Array) -> Array:
     """Weights held by each GPU of a replica (layers split over the stages, each stage's over
-    its tp GPUs)."""
-    return weights_gib / gpus_per_instance
+    its tp GPUs; under attention data-parallelism each GPU holds its stage's non-expert
+    weights whole and a tp-th of its experts)."""
+    return resident_weights_gib / gpus_per_instance
 
 
-@quantity("GiB", _BUDGET_XL)
+@quantity("GiB", _BUDGET_XL.replace("{weights_gib}", "{resident_weights_gib}"))
 def kv_budget_gib(
     method: Array,
     gpus_per_instance: Array,
     gpu_memory_gib: Array,
-    weights_gib: Array,
+    resident_weights_gib: Array,
     engine: Array,
     TRTLLM_FREE_GPU_MEMORY_FRACTION: float,
     ACTIVATION_RESERVE_GIB: float,
@@ -243,18 +260,26 @@ def kv_budget_gib(
     N·M·fraction − W; the tutorial: N·M − W). Each stage caches its own layers of every
     running sequence, so the budget of all N GPUs holds whole sequences."""
     return _budget(
-        gpus_per_instance, method, engine, gpu_memory_gib, weights_gib, ACTIVATION_RESERVE_GIB,
-        TRTLLM_FREE_GPU_MEMORY_FRACTION, SGLANG_MEM_FRACTION_STATIC, VLLM_GPU_MEMORY_UTILIZATION,
+        gpus_per_instance, method, engine, gpu_memory_gib, resident_weights_gib,
+        ACTIVATION_RESERVE_GIB, TRTLLM_FREE_GPU_MEMORY_FRACTION, SGLANG_MEM_FRACTION_STATIC,
+        VLLM_GPU_MEMORY_UTILIZATION,
     )
 
 
-@quantity("copies", "IF({model__mla_kv_dim}>0,{tp},MAX(1,{tp}/{kv_heads}))")
-def kv_copies(model__mla_kv_dim: Array, tp: Array, kv_heads: Array) -> Array:
+@quantity(
+    "copies",
+    "IF({attention_replicas}>1,1,IF({model__mla_kv_dim}>0,{tp},MAX(1,{tp}/{kv_heads})))",
+)
+def kv_copies(
+    model__mla_kv_dim: Array, tp: Array, kv_heads: Array, attention_replicas: Array
+) -> Array:
     """Copies of each token's KV cache a replica stores and reads: tensor parallelism gives each
     GPU its share of the KV heads, so with fewer KV heads than GPUs a head is kept on tp ÷
     kv_heads of them; an MLA latent serves every head and each GPU keeps the whole of it (tp
-    copies). 1 when every GPU has KV heads of its own."""
-    return np.where(model__mla_kv_dim > 0, tp, np.maximum(1.0, tp / kv_heads))
+    copies). 1 when every GPU has KV heads of its own, and under attention data-parallelism
+    (each sequence's cache lives on the one GPU that runs its attention)."""
+    split = np.where(model__mla_kv_dim > 0, tp, np.maximum(1.0, tp / kv_heads))
+    return np.where(attention_replicas > 1, 1.0, split)
 
 
 @quantity("GiB", "{kv_gib_per_seq}*{kv_copies}")

@@ -155,14 +155,15 @@ def comm_s_per_token(allreduce_s_per_token: Array, pipeline_s_per_token: Array) 
     return allreduce_s_per_token + pipeline_s_per_token
 
 
-@quantity("s", "{weights_gib}*{BYTES_PER_GIB}*{pp}/{instance_bandwidth}")
+@quantity("s", "{resident_weights_gib}*{BYTES_PER_GIB}*{pp}/{instance_bandwidth}")
 def weights_read_s(
-    weights_gib: Array, BYTES_PER_GIB: float, pp: Array, instance_bandwidth: Array
+    resident_weights_gib: Array, BYTES_PER_GIB: float, pp: Array, instance_bandwidth: Array
 ) -> Array:
     """Time a pass spends streaming all weights from memory (every dense decode step does):
     the stages read their shares in turn, so pp × the replica-wide read (tp GPUs' bandwidth
-    for all the weights)."""
-    return weights_gib * BYTES_PER_GIB * pp / instance_bandwidth
+    for all the weights, each GPU's copy of the non-expert weights under attention
+    data-parallelism)."""
+    return resident_weights_gib * BYTES_PER_GIB * pp / instance_bandwidth
 
 
 @quantity("chunks", "MAX(1,ROUNDUP(ROUND({prefill_tokens}/{PREFILL_CHUNK_TOKENS},9),0))")

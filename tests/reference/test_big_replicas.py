@@ -56,6 +56,32 @@ def test_deepseek_v3_as_shipped_is_planned_on_several_h100_nodes() -> None:
     assert "Weights as the checkpoint ships them: fp8" in row["notes"]
 
 
+def test_attention_data_parallel_keeps_one_latent_and_a_copy_of_attention_per_gpu() -> None:
+    """DeepSeek-V3 fp8 on TP 8 × PP 2 H100 with attention data-parallel (attention_dp = 1):
+    its 671.0264 − 653.9088 = 17.1176 B non-expert parameters (15.94 GiB) are kept on each of
+    a stage's 8 GPUs, so the replica holds 624.94 + 7 × 15.94 = 736.54 GiB of weights, 46.03
+    GiB per GPU; vLLM's budget 16·80·0.9 − 736.54 − 16·4 = 351.46 GiB; each sequence's latent
+    is cached once, 61 × 576 × 2 B × 16,000 = 1.047 GiB, so 335 sequences fit where tensor
+    parallelism (8 copies) fits 55 in 463.06 GiB. Every decode step reads each GPU's copy."""
+    row = dict(scenario="dep", model="DeepSeek-V3", gpu="H100", peak_qps=2,
+               avg_prompt_tokens=1500, avg_output_tokens=1500, max_prompt_tokens=8000,
+               max_output_tokens=8000, tp=8, pp=2, max_batch=4096)
+    plan = build_plan([row, dict(row, scenario="dep-on", attention_dp=1)])
+    split, dep = plan.results.iloc[0], plan.results.iloc[1]
+    weights, shared = 671.0264e9 / GIB, (671.0264 - 653.9088) * 1e9 / GIB
+    assert (split["attention_replicas"], dep["attention_replicas"]) == (1, 8)
+    assert dep["resident_weights_gib"] == pytest.approx(weights + 7 * shared)
+    assert split["resident_weights_gib"] == pytest.approx(weights)
+    assert dep["weights_gib_per_gpu"] == pytest.approx((weights + 7 * shared) / 16)
+    assert dep["kv_budget_gib"] == pytest.approx(16 * 80 * 0.9 - (weights + 7 * shared) - 64)
+    per_seq = 61 * 576 * 2 * 16000 / GIB
+    assert (split["kv_copies"], dep["kv_copies"]) == (8, 1)
+    assert split["batch_max_kv"] == math.floor(_vllm_budget(16, weights) / (8 * per_seq)) == 55
+    assert dep["batch_max_kv"] == math.floor(dep["kv_budget_gib"] / per_seq) == 335
+    assert dep["weights_read_s"] / split["weights_read_s"] == pytest.approx(
+        (weights + 7 * shared) / weights)
+
+
 def test_llama_405b_bf16_is_planned_on_two_h100_nodes_with_its_step_by_hand() -> None:
     """405.8534 B bf16 weights = 755.96 GiB > one node's 576 − 32 GiB; two nodes leave
     1152 − 755.96 − 64 = 332.04 GiB for KV, 76 sequences of 516,096 B/token × 9,000 tokens.

@@ -162,12 +162,16 @@ def bottleneck_label(row: Row) -> str:
 
 
 def replica(row: Row) -> str:
-    """One instance's GPUs, e.g. "4×H100-SXM", or "16×H100-SXM (TP 8 × PP 2)" with pipeline
-    stages."""
+    """One instance's GPUs, e.g. "4×H100-SXM", "16×H100-SXM (TP 8 × PP 2)" with pipeline
+    stages, "8×H200-SXM (DEP 8)" with attention data-parallel and expert parallel."""
     gpus = f"{fmt(row, 'gpus_per_instance', with_unit=False)}×{row['gpu']}"
-    if float(row["pp"]) <= 1:
+    dep = float(row.get("attention_replicas", 1)) > 1
+    if float(row["pp"]) <= 1 and not dep:
         return gpus
-    return f"{gpus} (TP {fmt(row, 'tp', with_unit=False)} × PP {fmt(row, 'pp', with_unit=False)})"
+    shape = f"{'DEP' if dep else 'TP'} {fmt(row, 'tp', with_unit=False)}"
+    if float(row["pp"]) > 1:
+        shape += f" × PP {fmt(row, 'pp', with_unit=False)}"
+    return f"{gpus} ({shape})"
 
 
 def gpu_field(plan: Plan, gpu: str, field: str) -> Any:
