@@ -82,6 +82,8 @@ def _weights_text(row: Row) -> str:
 def _engine_text(row: Row, tp_note: str) -> str:
     """The engine and the replica's parallelism, with its pipeline stages where there are
     any."""
+    if float(row.get("attention_replicas", 1)) > 1:
+        tp_note += _(", attention data-parallel with the experts split across them")
     values = dict(engine=row["engine"], tp=fmt(row, "tp", with_unit=False), tp_note=tp_note,
                   max_batch=fmt(row, "max_batch"),
                   batch_note=_default(row["raw_max_batch"], _("default")))
