@@ -148,18 +148,21 @@ def replica_shape(tp: object, pp: object) -> str:
     return f"{t:g}" if p <= 1 else f"{t:g}×{p:g}"
 
 
-def replica_words(gpu: str, tp: float, pp: float, per_node: Mapping[str, float] | None) -> str:
-    """A replica's shape in words: "TP 2", or "TP 8 × PP 2 (16 GPUs per replica across 2
-    nodes)" when it has pipeline stages (the nodes when ``per_node`` gives the GPU's)."""
+def replica_words(gpu: str, tp: float, pp: float, per_node: Mapping[str, float] | None,
+                  attention_dp: float = 0.0) -> str:
+    """A replica's shape in words: "TP 2", "DEP 8" (attention data-parallel, experts split
+    over the 8 GPUs), or "TP 8 × PP 2 (16 GPUs per replica across 2 nodes)" when it has
+    pipeline stages (the nodes when ``per_node`` gives the GPU's)."""
+    split = f"DEP {tp:g}" if attention_dp == 1 else f"TP {tp:g}"
     if pp <= 1:
-        return f"TP {tp:g}"
+        return split
     gpus = tp * pp
     node = float(per_node.get(gpu, 0.0)) if per_node is not None else 0.0
-    words = (_("TP {tp} × PP {pp} ({gpus} GPUs per replica across {nodes} nodes)")
+    words = (_("{split} × PP {pp} ({gpus} GPUs per replica across {nodes} nodes)")
              if node and gpus > node else
-             _("TP {tp} × PP {pp} ({gpus} GPUs per replica in one node)") if node else
-             _("TP {tp} × PP {pp} ({gpus} GPUs per replica)"))
-    return words.format(tp=f"{tp:g}", pp=f"{pp:g}", gpus=f"{gpus:g}",
+             _("{split} × PP {pp} ({gpus} GPUs per replica in one node)") if node else
+             _("{split} × PP {pp} ({gpus} GPUs per replica)"))
+    return words.format(split=split, pp=f"{pp:g}", gpus=f"{gpus:g}",
                         nodes=f"{math.ceil(gpus / node):g}" if node else "")
 
 
@@ -177,20 +180,23 @@ def configurations(frame: pd.DataFrame, per_node: Mapping[str, float] | None = N
     for the nodes a pipeline-parallel replica spans."""
     n = len(frame)
     pp = frame["pp"].to_numpy(dtype=float) if "pp" in frame else np.ones(n)
+    dep = (frame["attention_dp"].to_numpy(dtype=float) if "attention_dp" in frame else
+           (frame["attention_replicas"].to_numpy(dtype=float) > 1).astype(float)
+           if "attention_replicas" in frame else np.zeros(n))
     experts = (frame["expert_weight_dtype"].tolist() if "expert_weight_dtype" in frame
                else [""] * n)
     out = []
     said: dict[tuple[object, ...], str] = {}  # each distinct configuration worded once
     for config in zip(
         frame["gpu"].tolist(), frame["tp"].to_numpy(dtype=float).tolist(), pp.tolist(),
-        frame["weight_dtype"].tolist(), experts, frame["kv_dtype"].tolist(),
+        dep.tolist(), frame["weight_dtype"].tolist(), experts, frame["kv_dtype"].tolist(),
         frame["engine"].tolist(), strict=True,
     ):
         words = said.get(config)
         if words is None:
-            gpu, tp, p, weights, expert, kv, engine = config
+            gpu, tp, p, d, weights, expert, kv, engine = config
             words = _("{gpu}, {replica}, {weights}, {kv} KV, {engine}").format(
-                gpu=gpu, replica=replica_words(str(gpu), tp, p, per_node),
+                gpu=gpu, replica=replica_words(str(gpu), tp, p, per_node, d),
                 weights=weights_words(weights, expert), kv=kv or _("as-shipped"), engine=engine)
             said[config] = words
         out.append(words)
@@ -415,7 +421,7 @@ def as_typed(scenarios: pd.DataFrame, specs: pd.DataFrame, best: pd.DataFrame) -
         else:
             values = listed
         given = spec != ""
-        if c in ("tp", "pp"):
+        if c in ("tp", "pp", "attention_dp"):
             numbers = np.array([float(v) if v else np.nan for v in values])
             frame[c] = np.where(given, numbers, frame[c].to_numpy(dtype=float))
         else:

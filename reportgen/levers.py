@@ -76,7 +76,7 @@ def _changes(i: int, typed: pd.Series, spec: pd.Series, chosen: pd.Series,
     # and they are how a replica grows once it fills its nodes.
     memory_bound = chosen["bottleneck"] in ("kv_memory", "weights_do_not_fit")
     if pp < max(schema.PP_VALUES) and tp * pp >= per_node.get(gpu, 8.0) and memory_bound:
-        shape = replica_words(gpu, tp, 2 * pp, per_node)
+        shape = replica_words(gpu, tp, 2 * pp, per_node, float(chosen.get("attention_dp", 0.0)))
         out.append(Change(i, "next_pp", f"pipeline stages {pp} → {2 * pp}: {shape}",
                           {"pp": float(2 * pp)}, fixed=True))
     if "gpu" in searched:

@@ -113,9 +113,10 @@ COLUMNS: tuple[Column, ...] = (
        "the routed experts are split across the tp GPUs (SGLang --enable-dp-attention, vLLM "
        "--data-parallel-size with --enable-expert-parallel); for mixture-of-experts models, "
        "above all MLA ones (DeepSeek), whose latent KV cache tensor parallelism keeps on every "
-       "GPU. 0 or blank: attention split by tensor parallelism.",
-       default="0 (attention split by tensor parallelism)", minimum=0, maximum=1,
-       integer=True, group="deployment"),
+       "GPU. 0 or blank: attention split by tensor parallelism; auto or 0|1 plans both and "
+       "keeps the cheaper.",
+       default="0 (attention split by tensor parallelism)", integer=True,
+       choices=("0", "1"), group="deployment", searchable=True),
     _C("weight_dtype", "choice", "", "Precision of the weights; blank: as the checkpoint "
        "ships them (the model catalog or config.json's quantization_config: fp8 for "
        "DeepSeek-V3, MXFP4 experts with bf16 attention for gpt-oss); auto also plans every "

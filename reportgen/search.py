@@ -40,7 +40,8 @@ from reportgen.engine import (
 from reportgen.xlfuncs import Array, xl_round
 
 # The columns a candidate sets; the others come from its row.
-CONFIG: tuple[str, ...] = ("gpu", "tp", "pp", "weight_dtype", "kv_dtype", "engine")
+CONFIG: tuple[str, ...] = ("gpu", "tp", "pp", "attention_dp", "weight_dtype", "kv_dtype",
+                           "engine")
 KEEP = 10  # candidates kept per row besides the best of each GPU and replica shape
 CHUNK = 100_000  # candidates estimated at once (memory: ~1 KB per candidate)
 INFEASIBLE = ("weights_do_not_fit", "slo_unreachable")
@@ -56,6 +57,8 @@ _FIGURES = ("monthly_cost", "gpus", "tpot_ms", "bottleneck")
 _RANKED = frozenset({*CONFIG, *_FIGURES, "expert_weight_dtype", "in_plan_total", "method",
                      "priced"})
 _RESOLVED = ("gpu", "tp", "pp", "weight_dtype", "expert_weight_dtype", "kv_dtype", "engine")
+# Configuration inputs no quantity restates: kept as the candidate set them.
+_AS_SET = ("attention_dp",)
 # Precisions a candidate may leave blank (= as the checkpoint ships them): kept as typed too.
 _AS_TYPED = ("weight_dtype", "kv_dtype")
 INPUT_PREFIX = "input_"
@@ -134,6 +137,11 @@ def _values(column: str, spec: str, typed: object, gpu: str, tables: Tables) -> 
             gpus = tables.gpus
             return list(gpus.index[gpus["vendor"] != "user"])
         return listed
+    if column == "attention_dp":
+        if spec == schema.AUTO:
+            return [0.0, 1.0]
+        return ([float(v) for v in spec.split(schema.LIST_SEPARATOR)] if spec else
+                [_number(typed)])
     if column in ("tp", "pp"):
         allowed = schema.TP_VALUES if column == "tp" else schema.PP_VALUES
         every = [float(v) for v in allowed]
@@ -383,13 +391,14 @@ def _estimate_chunk(chunk: _Chunk, inputs: Mapping[str, Array], contexts: np.nda
     # Kept configurations are stated as the registry resolved them (a blank precision as the
     # one the checkpoint ships in), so a kept row reads the same everywhere.
     table.update({c: results[c] for c in _RESOLVED})
+    table.update({c: chunk.config[c] for c in _AS_SET})
     table.update({INPUT_PREFIX + c: chunk.config[c] for c in _AS_TYPED})
     table.update(_rank_arrays(results, chunk.preference, order))
     table.update({name: results[name] for name in _FIGURES})
     if any((chunk.config[c] == "").any() for c in ("weight_dtype", "kv_dtype")):
         # Two candidates that resolve to the same configuration (a blank precision is the one
         # the checkpoint ships in) are one candidate: keep the first.
-        same = pd.DataFrame({c: table[c] for c in ("row", *_RESOLVED)})
+        same = pd.DataFrame({c: table[c] for c in ("row", *_RESOLVED, *_AS_SET)})
         first = ~same.duplicated().to_numpy()
         table = {name: values[first] for name, values in table.items()}
     return table

@@ -86,10 +86,10 @@ PARITY_ROWS: tuple[dict[str, object], ...] = (
     dict(scenario="p99-8b", model="Llama-3.1-8B", gpu="H100-SXM", peak_qps=25,
          avg_prompt_tokens=600, avg_output_tokens=200, max_prompt_tokens=2000,
          max_output_tokens=800, tp=1, ttft_p99_ms=400, tpot_p99_ms=30),
-    # deepseek-v3-mla with attention data-parallel: one latent per sequence
+    # deepseek-v3-mla, attention data-parallel searched: one latent per sequence or tp copies
     dict(scenario="deepseek-v3-dep", model="DeepSeek-V3", gpu="H200-SXM", peak_qps=8,
          avg_prompt_tokens=2000, avg_output_tokens=800, weight_dtype="fp8", tp=8,
-         attention_dp=1, ttft_slo_ms=3000, engine="sglang"),
+         attention_dp="0|1", ttft_slo_ms=3000, engine="sglang"),
 )
 
 

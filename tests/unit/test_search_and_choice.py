@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from reportgen.choose import configuration
 from reportgen.engine import estimate
 from reportgen.search import search
 from tests.helpers import build_plan
@@ -99,3 +100,20 @@ def test_a_row_that_nothing_fits_keeps_its_reason() -> None:
     assert np.isnan(row["saving_monthly_cost"])
     assert row["searched"] == "gpu, tp, pp"  # every pipeline depth was tried
     assert row["candidates_evaluated"] == 2 * 4 * 3
+
+
+def test_attention_data_parallel_is_searched_when_asked() -> None:
+    """DeepSeek-V3 on H100 with attention_dp = auto: both ways are planned at every tp and pp
+    searched; data-parallel attention (one latent per sequence instead of one on every GPU of
+    the tensor-parallel group) is cheaper and budgeted, and its words say DEP."""
+    row = dict(scenario="r1", model="DeepSeek-V3", gpu="H100", peak_qps=6, avg_qps=2,
+               avg_prompt_tokens=1500, avg_output_tokens=1500, max_prompt_tokens=8000,
+               max_output_tokens=8000, ttft_slo_ms=3000, tpot_slo_ms=60, attention_dp="auto")
+    searched = build_plan([row]).results.iloc[0]
+    alone = {dp: build_plan([dict(row, attention_dp=dp, tp=8, pp=2)]).results.iloc[0]
+             for dp in (0, 1)}
+    assert "attention_dp" in searched["searched"]
+    assert searched["attention_replicas"] == searched["tp"] == 8 and searched["pp"] == 2
+    assert searched["monthly_cost"] == alone[1]["monthly_cost"] < alone[0]["monthly_cost"]
+    assert configuration(searched).startswith("H100-SXM, DEP 8 × PP 2 (16 GPUs per replica")
+    assert searched["typed_configuration"].startswith("H100-SXM, TP 8,")  # auto as typed: 0
