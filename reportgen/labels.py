@@ -185,6 +185,7 @@ LABELS: dict[str, str] = {
     "planned_gpu": N_("Planned GPU"),
     "planned_tp": N_("Planned tensor parallel"),
     "planned_pp": N_("Planned pipeline stages"),
+    "planned_attention_dp": N_("Planned attention data-parallel"),
     "planned_weight_dtype": N_("Planned weight precision"),
     "planned_kv_dtype": N_("Planned KV-cache precision"),
     "planned_engine": N_("Planned engine"),

@@ -12,12 +12,12 @@ from tests.scenarios import base_row, validated
 
 def test_lists_are_normalised_and_leave_the_value_blank() -> None:
     checked = validated([base_row(gpu="H100|h200 | H100", tp="4|2", weight_dtype="BF16|fp8",
-                                  kv_dtype="auto", engine="vllm|sglang")])
+                                  kv_dtype="auto", engine="vllm|sglang", attention_dp="1 | 0")])
     specs = checked.specs
     assert specs is not None
     assert specs.iloc[0].to_dict() == {
-        "gpu": "H100-SXM|H200-SXM", "tp": "4|2", "pp": "", "weight_dtype": "bf16|fp8",
-        "kv_dtype": "auto", "engine": "vllm|sglang",
+        "gpu": "H100-SXM|H200-SXM", "tp": "4|2", "pp": "", "attention_dp": "1|0",
+        "weight_dtype": "bf16|fp8", "kv_dtype": "auto", "engine": "vllm|sglang",
     }
     row = checked.scenarios.iloc[0]
     assert row["gpu"] == "" and math.isnan(row["tp"])
