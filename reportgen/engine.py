@@ -23,7 +23,7 @@ import pandas as pd
 
 from reportgen import schema
 from reportgen.quantities import REGISTRY, Quantity, input_kind
-from reportgen.quantities.registry import KEYS_PREFIX, LOOKUP_KEYS, RAW_PREFIX
+from reportgen.quantities.registry import KEYS_PREFIX, LOOKUP_KEYS, RAW_PREFIX, keyed_inputs
 from reportgen.units import CONSTANTS
 from reportgen.xlfuncs import Array
 
@@ -96,11 +96,7 @@ def raw_dependencies(name: str) -> frozenset[str]:
     """The scenario columns quantity ``name`` reads, directly or through other quantities
     (a lookup reads the column that keys it)."""
     out: set[str] = set()
-    for item in REGISTRY[name].inputs:
-        kind = input_kind(item)
-        if kind == "lookup":
-            item = LOOKUP_KEYS[item.split("__", 1)[0]]
-            kind = input_kind(item)
+    for kind, item in keyed_inputs(name):
         if kind == "raw":
             out.add(item.removeprefix(RAW_PREFIX))
         elif kind == "quantity":
@@ -113,11 +109,7 @@ def quantity_dependencies(name: str) -> frozenset[str]:
     """The quantities ``name`` reads, directly or through other quantities (a lookup reads the
     quantity that positions it)."""
     out: set[str] = set()
-    for item in REGISTRY[name].inputs:
-        kind = input_kind(item)
-        if kind == "lookup":
-            item = LOOKUP_KEYS[item.split("__", 1)[0]]
-            kind = input_kind(item)
+    for kind, item in keyed_inputs(name):
         if kind == "quantity":
             out |= {item, *quantity_dependencies(item)}
     return frozenset(out)

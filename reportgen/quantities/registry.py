@@ -80,6 +80,17 @@ def input_kind(name: str) -> str:
     return "quantity"
 
 
+def keyed_inputs(name: str) -> list[tuple[str, str]]:
+    """Quantity ``name``'s inputs as (kind, name), a lookup standing for the quantity that
+    positions it (``gpu__memory`` reads ``gpu_row``): what it depends on."""
+    out = []
+    for item in REGISTRY[name].inputs:
+        if input_kind(item) == "lookup":
+            item = LOOKUP_KEYS[item.split("__", 1)[0]]
+        out.append((input_kind(item), item))
+    return out
+
+
 def _check(name: str, params: tuple[str, ...], excel: str) -> None:
     if name in REGISTRY:
         raise ValueError(f"quantity {name!r} is defined twice")
@@ -146,11 +157,7 @@ def finalize() -> None:
         if name in visiting:
             raise ValueError(f"quantities depend on each other in a cycle through {name!r}")
         visiting.add(name)
-        for param in REGISTRY[name].inputs:
-            kind = input_kind(param)
-            if kind == "lookup":
-                param = LOOKUP_KEYS[param.split("__", 1)[0]]
-                kind = input_kind(param)
+        for kind, param in keyed_inputs(name):
             if kind == "quantity":
                 visit(param, name)
         visiting.discard(name)
