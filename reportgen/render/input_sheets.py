@@ -117,7 +117,7 @@ def _list_validation(source: str, what: str) -> DataValidation:
     dv = DataValidation(type="list", formula1=source, allow_blank=True)
     dv.showErrorMessage = True
     dv.errorTitle = _title(_("Unknown {name}").format(name=what), _("Unknown value"))
-    dv.error = _("Pick a {name} from the list (the dropdown arrow on the cell).").format(
+    dv.error = _("Pick a value of {name} from the list (the dropdown arrow on the cell).").format(
         name=what)
     dv.showInputMessage = True
     dv.promptTitle = what[:TITLE_MAX]

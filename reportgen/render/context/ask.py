@@ -183,7 +183,7 @@ def _engine_risk(plan: Plan, counted: Sequence[Row]) -> tuple[str, ...]:
     out = []
     for measured, by_engine in off.items():
         names = [name for group in by_engine.values() for name in group]
-        engines = _(", ").join(ENGINE_NAMES.get(e, e) for e in by_engine)
+        engines = _(" or ").join(ENGINE_NAMES.get(e, e) for e in by_engine)
         who = (_(", ").join(names) if len(names) <= ENGINE_RISK_NAMES else
                ngettext("{n} workload", "{n} workloads", len(names)).format(n=len(names)))
         out.append(ngettext(
