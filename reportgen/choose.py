@@ -148,12 +148,18 @@ def replica_shape(tp: object, pp: object) -> str:
     return f"{t:g}" if p <= 1 else f"{t:g}×{p:g}"
 
 
+def split_words(tp: float, data_parallel: bool) -> str:
+    """How a stage's GPUs share the model: "TP 8" (tensor parallel), or "DEP 8" (attention
+    data-parallel, the experts split over the 8 GPUs)."""
+    return f"{'DEP' if data_parallel else 'TP'} {tp:g}"
+
+
 def replica_words(gpu: str, tp: float, pp: float, per_node: Mapping[str, float] | None,
                   attention_dp: float = 0.0) -> str:
     """A replica's shape in words: "TP 2", "DEP 8" (attention data-parallel, experts split
     over the 8 GPUs), or "TP 8 × PP 2 (16 GPUs per replica across 2 nodes)" when it has
     pipeline stages (the nodes when ``per_node`` gives the GPU's)."""
-    split = f"DEP {tp:g}" if attention_dp == 1 else f"TP {tp:g}"
+    split = split_words(tp, attention_dp == 1)
     if pp <= 1:
         return split
     gpus = tp * pp

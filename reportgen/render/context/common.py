@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from reportgen.choose import split_words
 from reportgen.formats import format_value
 from reportgen.i18n import N_, _
 from reportgen.plan import Plan
@@ -168,7 +169,7 @@ def replica(row: Row) -> str:
     dep = float(row.get("attention_replicas", 1)) > 1
     if float(row["pp"]) <= 1 and not dep:
         return gpus
-    shape = f"{'DEP' if dep else 'TP'} {fmt(row, 'tp', with_unit=False)}"
+    shape = split_words(float(row["tp"]), dep)
     if float(row["pp"]) > 1:
         shape += f" × PP {fmt(row, 'pp', with_unit=False)}"
     return f"{gpus} ({shape})"
