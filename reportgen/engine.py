@@ -181,7 +181,10 @@ def evaluate(
         prefix, field = name.split("__", 1)
         table = tables.table(prefix)
         if prefix not in indexers:
-            rows = resolve(LOOKUP_KEYS[prefix])
+            # the row key is a quantity evaluated before its lookups (the registry's order).
+            # Read from env, not through resolve: two closures calling each other would be a
+            # reference cycle keeping every array of this call alive until a garbage collection.
+            rows = env[LOOKUP_KEYS[prefix]]
             if np.isnan(rows).any():
                 raise KeyError(f"no {prefix} table row for {int(np.isnan(rows).sum())} scenarios")
             indexers[prefix] = rows.astype(np.intp) - 1
