@@ -337,23 +337,25 @@ def _sentences(results: pd.DataFrame, status: np.ndarray, search: Search,
         members.sort(key=lambda i: (round(costs[i], 2), i))
     out = []
     searched: dict[tuple[object, ...], str] = {}  # each distinct sentence made once
+    compared = {True: _("The tutorial's own arithmetic, shown for comparison; not budgeted."),
+                False: _("Kept for comparison (role compare); not budgeted.")}
+    evaluated = search.evaluated.tolist()
+    state = status.tolist()
     for i in range(len(names)):
-        if status[i] == COMPARE:
-            out.append(_("The tutorial's own arithmetic, shown for comparison; not budgeted.")
-                       if methods[i] == "tutorial" else
-                       _("Kept for comparison (role compare); not budgeted."))
+        if state[i] == COMPARE:
+            out.append(compared[methods[i] == "tutorial"])
             continue
-        if status[i] == NO_FIT:
+        if state[i] == NO_FIT:
             out.append(_("Not budgeted: no configuration searched meets its targets "
                          "({bottleneck}).").format(bottleneck=bottlenecks[i]))
             continue
-        if status[i] == NO_PRICE:
+        if state[i] == NO_PRICE:
             out.append(_("Not budgeted: the price book has no price for this GPU at this basis "
                          "(no_price); add one with --prices or type gpu_hour_price."))
             continue
         ranked = competing.get(keys[i], [])
-        best = next((j for j in ranked if status[j] == CHOSEN), None)
-        if status[i] == OPTION and best is not None:
+        best = next((j for j in ranked if state[j] == CHOSEN), None)
+        if state[i] == OPTION and best is not None:
             extra = costs[i] - costs[best]
             out.append(_("Not chosen: {extra}/month ({share}) more than \"{best}\", the cheapest "
                          "option of workload \"{workload}\" that meets its targets.").format(
@@ -371,7 +373,7 @@ def _sentences(results: pd.DataFrame, status: np.ndarray, search: Search,
                 parts.append(_("The next, \"{rival}\", costs {extra}/month ({share}) more.")
                              .format(rival=names[rival], extra=_money(extra),
                                      share=_share(extra, costs[i])))
-        facts = (int(search.evaluated[i]), search.searched[i], float(runner_cost[i]), costs[i],
+        facts = (evaluated[i], search.searched[i], float(runner_cost[i]), costs[i],
                  options.get(keys[i], 0) > 1)
         sentence = searched.get(facts)
         if sentence is None:

@@ -144,7 +144,8 @@ def estimate(input_path: Path, as_json: bool, efficiency: Path | None, prices: P
         refuse_stdout_over_input(sys.stdout, input_path)  # before the read: say what happened
         checked, calibration = load_with_efficiency(input_path, efficiency, prices, price_basis)
         refuse_stdout_over_input(sys.stdout, input_path, checked.inputs)
-        plan = make_plan(checked, input_path.name, calibration=calibration)
+        plan = make_plan(checked, input_path.name, calibration=calibration,
+                         results_only=True)
         _warn(checked.warnings)
         _warn(plan.calibration.warnings() if plan.calibration is not None else ())
         if as_json:

@@ -21,7 +21,7 @@ from reportgen.choose import as_typed, decide, gpus_per_node
 from reportgen.columns import OUTPUT_COLUMNS
 from reportgen.csv_text import write_csv
 from reportgen.digest import inputs_digest, reference_digest
-from reportgen.engine import estimate
+from reportgen.engine import Tables, estimate
 from reportgen.errors import InputError, OutputOverInputError
 from reportgen.inputfiles import InputFile, find_overwritten_input
 from reportgen.levers import with_levers
@@ -151,10 +151,14 @@ def load_with_efficiency(path: Path, efficiency: Path | None = None,
 def make_plan(checked: ValidatedInput, input_name: str, title: str = "",
               generated: dt.date | None = None,
               calibration: UserCalibration | None = None,
-              profiles: Mapping[str, np.ndarray] | None = None) -> Plan:
-    """Search each row's configurations, choose what is budgeted, and stamp the provenance."""
+              profiles: Mapping[str, np.ndarray] | None = None,
+              results_only: bool = False) -> Plan:
+    """Search each row's configurations, choose what is budgeted, and stamp the provenance.
+    ``results_only``: the plan feeds a results file, not a report: the search keeps each row's
+    best two candidates only (no alternatives for the levers and charts)."""
     specs = pd.DataFrame(index=checked.scenarios.index) if checked.specs is None else checked.specs
-    found = search(checked.scenarios, specs, checked.tables)
+    found = (search(checked.scenarios, specs, checked.tables, keep=2, shapes=False)
+             if results_only else search(checked.scenarios, specs, checked.tables))
     best = found.best()
     scenarios = concrete(checked.scenarios, best)
     results = estimate(scenarios, checked.tables)
@@ -165,7 +169,9 @@ def make_plan(checked: ValidatedInput, input_name: str, title: str = "",
         scenarios, simulation_notes = knees
         typed = typed.copy()
         typed["knee_rps"] = scenarios["knee_rps"].to_numpy()
-        results = estimate(scenarios, checked.tables)
+        sized = typed["knee_rps"].notna() & checked.scenarios["knee_rps"].isna()
+        results = _estimated_again(results, scenarios, checked.tables,
+                                   np.flatnonzero(sized.to_numpy()))
     baseline = estimate(as_typed(checked.scenarios, specs, best), checked.tables)
     per_node = gpus_per_node(checked.tables.gpus)
     results = pd.concat([results, decide(results, found, baseline, per_node)], axis=1)
@@ -187,6 +193,18 @@ def make_plan(checked: ValidatedInput, input_name: str, title: str = "",
     return Plan(scenarios, checked.tables, results, provenance, typed=typed,
                 specs=specs, search=found, calibration=calibration,
                 simulation_notes=simulation_notes, prices=checked.prices, profiles=profiles)
+
+
+def _estimated_again(results: pd.DataFrame, scenarios: pd.DataFrame, tables: Tables,
+                     sized: np.ndarray) -> pd.DataFrame:
+    """``results`` with the rows at positions ``sized`` (those whose knee was simulated)
+    estimated again; the engine works row by row, so the other rows keep their figures."""
+    again = estimate(scenarios.iloc[sized], tables)
+    for column in results.columns:  # column by column: each keeps its dtype, one copy at a time
+        values = results[column].to_numpy(copy=True)
+        values[sized] = again[column].to_numpy()
+        results[column] = values
+    return results
 
 
 def write_results_csv(results: pd.DataFrame, path: Path | TextIO) -> None:

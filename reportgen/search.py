@@ -350,14 +350,16 @@ def rank_fields(results: pd.DataFrame, preference: np.ndarray, order: np.ndarray
     return pd.DataFrame(_rank_arrays(columns, preference, order), index=results.index)
 
 
-def _best_positions(table: Mapping[str, Array], keep: int) -> np.ndarray:
-    """Positions of the best ``keep`` candidates of each row and the best of each of its
-    replica shapes (what the levers and the cost chart read), best first within a row."""
+def _best_positions(table: Mapping[str, Array], keep: int, shapes: bool = True) -> np.ndarray:
+    """Positions of the best ``keep`` candidates of each row and (``shapes``) the best of each
+    of its replica shapes (what the levers and the cost chart read), best first within a row."""
     keys = [table[c] for c in reversed(_RANK_COLUMNS)]
     ordered = np.lexsort([*keys, table["row"]])
     rows = table["row"][ordered]
     starts = np.flatnonzero(np.r_[True, rows[1:] != rows[:-1]])
     within = np.arange(len(rows)) - np.repeat(starts, np.diff(np.r_[starts, len(rows)]))
+    if not shapes:
+        return ordered[within < keep]
     shape = rows.astype(np.int64) * (int(table["shape"].max()) + 1) + table["shape"][ordered]
     firsts = np.zeros(len(rows), dtype=bool)
     firsts[np.unique(shape, return_index=True)[1]] = True
@@ -405,9 +407,11 @@ def _estimate_chunk(chunk: _Chunk, inputs: Mapping[str, Array], contexts: np.nda
 
 
 def search(scenarios: pd.DataFrame, specs: pd.DataFrame, tables: Tables,
-           keep: int = KEEP, chunk: int = CHUNK) -> Search:
+           keep: int = KEEP, chunk: int = CHUNK, shapes: bool = True) -> Search:
     """Plan every candidate of every row; keep the best of each row (see the module doc).
-    ``specs``: validate.ValidatedInput.specs (a missing column searches nothing)."""
+    ``specs``: validate.ValidatedInput.specs (a missing column searches nothing); ``keep`` and
+    ``shapes``: what is kept besides each row's best (a results file needs the runner-up only:
+    ``keep=2, shapes=False``)."""
     specs = specs.reindex(columns=list(CONFIG), fill_value="")
     inputs = input_arrays(scenarios)
     contexts = _row_contexts(inputs)
@@ -422,13 +426,13 @@ def search(scenarios: pd.DataFrame, specs: pd.DataFrame, tables: Tables,
             offset += len(part.rows)
             evaluated += np.bincount(table["row"], minlength=len(scenarios))
             fits[table["row"][table["infeasible"] == 0]] = True
-            top = _best_positions(table, keep)
+            top = _best_positions(table, keep, shapes)
             kept.append({name: values[top] for name, values in table.items()})
         staged = np.flatnonzero(~fits)  # rows whose preferred candidates all miss the targets
         if not len(staged):
             break
     merged = {name: np.concatenate([t[name] for t in kept]) for name in kept[0]}
-    positions = _best_positions(merged, keep)
+    positions = _best_positions(merged, keep, shapes)
     best = pd.DataFrame({name: values[positions] for name, values in merged.items()})
     best["rank"] = best.groupby("row").cumcount() + 1
     best["feasible"] = best["infeasible"] == 0

@@ -3,15 +3,19 @@ targets; the choice budgets one row per workload and never a comparison row."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
+import pandas as pd
 import pytest
 
 from reportgen.choose import configuration
 from reportgen.engine import estimate
 from reportgen.search import search
-from tests.helpers import build_plan
+from tests.helpers import GENERATED, build_plan
 from tests.scenarios import base_row, validated
 
+DEFAULT_INPUTS = Path(__file__).resolve().parents[2] / "inputs" / "scenarios.csv"
 RAG = dict(scenario="rag", model="Llama-3.3-70B", gpu="H200", peak_qps=8, avg_qps=3,
            avg_prompt_tokens=12000, avg_output_tokens=400, max_prompt_tokens=16000,
            max_output_tokens=1000, weight_dtype="fp8", kv_dtype="fp8", ttft_slo_ms=3000,
@@ -52,6 +56,22 @@ def test_small_chunks_find_the_same_plan() -> None:
     cols = ["row", "gpu", "tp", "monthly_cost", "rank"]
     assert big.best()[cols].equals(small.best()[cols])
     assert (big.evaluated == small.evaluated).all()
+
+
+def test_a_results_only_plan_is_the_plan() -> None:
+    """`reportgen estimate` keeps each row's best two candidates, not the alternatives the
+    report draws, and estimates again only the rows whose knee was simulated: its results
+    equal a full plan's, and each row equals the engine's estimate of its final inputs."""
+    from reportgen.pipeline import load, make_plan
+
+    checked = load(DEFAULT_INPUTS)
+    full = make_plan(checked, "scenarios.csv", generated=GENERATED)
+    lean = make_plan(checked, "scenarios.csv", generated=GENERATED, results_only=True)
+    pd.testing.assert_frame_equal(lean.results, full.results)
+    assert lean.search.kept["rank"].max() == 2 < full.search.kept["rank"].max()
+    assert lean.scenarios["knee_rps"].notna().any()  # the default inputs have P99 targets
+    again = estimate(lean.scenarios, lean.tables)
+    pd.testing.assert_frame_equal(lean.results[again.columns], again)
 
 
 def test_one_row_per_workload_is_budgeted_the_others_say_why_not() -> None:
