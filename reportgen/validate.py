@@ -10,7 +10,6 @@ problem and raises one ScenarioValidationError listing them all.
 from __future__ import annotations
 
 import bisect
-import contextlib
 import difflib
 import math
 import re
@@ -202,21 +201,24 @@ def _plain_numbers(cells: list[object], semicolon_file: bool
         return values, np.isnan(values)
     if kinds <= {str} and not any(cells):  # an optional column left empty
         return np.full(len(cells), np.nan), np.ones(len(cells), dtype=bool)
-    if not kinds <= {str} or max(map(len, cast(list[str], cells)), default=0) > _PLAIN_CHARS:
+    if not kinds <= {str}:
+        return None
+    # each distinct text parsed once (a long file repeats its lengths, models and targets)
+    codes, distinct = pd.factorize(np.asarray(cells, dtype=object))
+    if max(map(len, distinct.tolist()), default=0) > _PLAIN_CHARS:
         return None  # (a fixed-width array as wide as a runaway cell would not fit in memory)
-    text = np.array(cells, dtype=np.str_)
-    stripped = np.char.strip(text)
-    blank = stripped == ""
-    given = stripped[~blank]
+    stripped = np.char.strip(np.array(distinct, dtype=np.str_))
+    empty = stripped == ""
+    given = stripped[~empty]
     plain = _PLAIN_INTEGERS if semicolon_file else _PLAIN_NUMBERS
     if not plain.fullmatch("\n".join(given.tolist())):
         return None
-    values = np.full(len(cells), np.nan)
+    parsed = np.full(len(distinct), np.nan)
     try:
-        values[~blank] = given.astype(np.float64)
+        parsed[~empty] = given.astype(np.float64)
     except ValueError:  # "1e", "1.2.3", "+-5": the per-cell path says which
         return None
-    return values, blank
+    return parsed[codes], empty[codes]
 
 
 def _out_of_bounds_mask(values: np.ndarray, column: schema.Column) -> np.ndarray:
@@ -331,21 +333,18 @@ def _split_specs(cells: list[object], column: schema.Column, rows: list[int], na
     texts = [c for c in cells if type(c) is str]
     if not any(schema.LIST_SEPARATOR in t or schema.AUTO in t.lower() for t in set(texts)):
         return cells, [""] * len(cells)  # no cell holds a list or auto
-    kept: list[object] = []
-    specs: list[str] = []
-    read: dict[object, tuple[object, str, tuple[str, str, str] | None]] = {}
-    for i, cell in enumerate(cells):
-        try:
-            value, spec, problem = read[cell]
-        except (KeyError, TypeError):  # a cell not read yet, or one that cannot be a key
-            value, spec, problem = _split_spec(cell, column)
-            with contextlib.suppress(TypeError):
-                read[cell] = value, spec, problem
-        kept.append(cell if value is _AS_WRITTEN else value)
-        specs.append(spec)
-        if problem is not None:
-            found, allowed, hint = problem
-            out.add(rows[i], column.name, found, allowed, names[i], hint)
+    # each distinct cell read once
+    codes, distinct = pd.factorize(np.asarray(cells, dtype=object), use_na_sentinel=False)
+    read = [_split_spec(cell, column) for cell in distinct.tolist()]
+    as_written = np.array([value is _AS_WRITTEN for value, _, _ in read])[codes]
+    values = np.empty(len(read), dtype=object)
+    values[:] = [value for value, _, _ in read]
+    kept = np.where(as_written, np.asarray(cells, dtype=object), values[codes]).tolist()
+    specs = np.array([spec for _, spec, _ in read], dtype=object)[codes].tolist()
+    wrong = [k for k, (_, _, problem) in enumerate(read) if problem is not None]
+    for i in np.flatnonzero(np.isin(codes, wrong)).tolist():
+        found, allowed, hint = cast(tuple[str, str, str], read[codes[i]][2])
+        out.add(rows[i], column.name, found, allowed, names[i], hint)
     return kept, specs
 
 
