@@ -4,12 +4,13 @@ for 11 (the default inputs), 200 and 2,000 scenarios; the engine on 1,000,000 sc
 
 Each size runs in a fresh process. The stages are those of `reportgen build`: read, validate,
 plan (the configuration search, the engine, the choice), levers, results CSV, workbook, and the
-PDF split into view (the report's view model, charts excluded), charts (matplotlib), templates
-(Jinja2), layout (WeasyPrint) and write (PDF drawing). The scenario files repeat the default
-inputs (inputs/scenarios.csv) with distinct scenario and workload names (P99 targets only in the
-first copy: each is simulated, at most 200 a build); the PDF is limited to
-200 scenarios, so the 2,000 run stops at the workbook. A stage's peak is the process's peak
-resident memory during that stage (Linux: the high-water mark is reset before each stage).
+PDF split into view, templates and charts (the report's view model and its HTML, while worker
+processes draw the charts with matplotlib), layout (WeasyPrint) and write (PDF drawing). The
+scenario files repeat the default inputs (inputs/scenarios.csv) with distinct scenario and
+workload names (P99 targets only in the first copy: each is simulated, at most 200 a build);
+the PDF is limited to 200 scenarios, so the 2,000 run stops at the workbook. A stage's peak is
+the process's peak resident memory during that stage (Linux: the high-water mark is reset
+before each stage).
 
 Targets (the README's figures): `reportgen --help` < 0.3 s; estimate 100,000 rows < 4 s and
 1,000,000 rows < 30 s within 1.5 GiB; engine 1,000,000 < 2 s; the default report's PDF < 3 s;
@@ -121,25 +122,11 @@ def _stages(path: Path, out: Path) -> list[tuple[str, float, float]]:
         return figures
     from weasyprint import HTML
 
-    from reportgen.render import charts, context, pdf
+    from reportgen.render import charts, pdf
 
-    drawing = [0.0]
-    render = charts._render
-
-    def counted(*args: Any) -> str:
-        began = time.perf_counter()
-        try:
-            return render(*args)
-        finally:
-            drawing[0] += time.perf_counter() - began
-
-    charts._render = counted
     timed("PDF imports", lambda: HTML(string="<p>warm-up</p>").render())
-    report = timed("PDF view + charts", lambda: context.build(plan))
-    _, seconds, peak = figures.pop()
-    figures += [("PDF view", seconds - drawing[0], peak), ("PDF charts", drawing[0], peak)]
-    html = timed("PDF templates", lambda: pdf.environment().get_template(
-        pdf.ENTRY_TEMPLATE).render(report=report))
+    html = timed(f"PDF view, templates and charts ({charts.worker_count()} chart workers)",
+                 lambda: pdf.render_html(plan))
     root = pdf.TEMPLATES_DIR
     document = timed("PDF layout", lambda: HTML(
         string=html, base_url=root.as_uri() + "/",

@@ -14,9 +14,15 @@ from __future__ import annotations
 
 import base64
 import io
+import os
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, cast
 
+from reportgen import i18n
 from reportgen.i18n import _, usd
 
 PRINT_DPI = 200  # a 6.7-inch chart is 1,340 pixels wide: sharp in print and on screen
@@ -109,12 +115,76 @@ def _data_uri(fig: Any) -> str:
     return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
 
 
-def _render(draw: Any, *args: Any) -> str:
+def _draw_now(tag: str, draw: Any, *args: Any) -> str:
+    """The chart ``draw(*args)`` as a data URI, its words in language ``tag``."""
     import matplotlib
 
-    with matplotlib.rc_context(cast(Any, RC)):
-        fig = draw(*args)
-        return _data_uri(fig)
+    with i18n.language(tag), matplotlib.rc_context(cast(Any, RC)):
+        return _data_uri(draw(*args))
+
+
+class ChartBatch:
+    """Charts drawn by worker processes while the report around them is assembled: each chart
+    asked for is sent to a worker at once and stands in the HTML as a placeholder
+    (``chart-pending-<k>``) until :meth:`fill` puts the drawn image in its place."""
+
+    def __init__(self, pool: Any) -> None:
+        self._pool = pool
+        self._futures: list[Any] = []
+
+    def submit(self, draw: Any, *args: Any) -> str:
+        self._futures.append(self._pool.submit(_draw_now, i18n.current(), draw, *args))
+        return f"{_PENDING}{len(self._futures) - 1}"
+
+    def fill(self, html: str) -> str:
+        """``html`` with every placeholder replaced by its chart (waiting for the workers)."""
+        drawn = [future.result() for future in self._futures]
+        return _PENDING_RE.sub(lambda match: drawn[int(match.group(1))], html)
+
+
+_PENDING = "chart-pending-"
+_PENDING_RE = re.compile(re.escape(_PENDING) + r"(\d+)")
+_batch: ContextVar[ChartBatch | None] = ContextVar("reportgen_chart_batch", default=None)
+
+
+def worker_count(min_workers: int = 2) -> int:
+    """The processes :func:`drawn_in_parallel` draws charts with: one per CPU core this process
+    may use, or 0 (charts drawn in place) with fewer than ``min_workers`` cores or no fork."""
+    import multiprocessing
+
+    affinity = getattr(os, "sched_getaffinity", None)
+    cores = len(affinity(0)) if affinity is not None else os.cpu_count() or 1
+    if cores < min_workers or "fork" not in multiprocessing.get_all_start_methods():
+        return 0
+    return cores
+
+
+@contextmanager
+def drawn_in_parallel(min_workers: int = 2) -> Iterator[ChartBatch | None]:
+    """Within the block, charts are drawn by worker processes (:func:`worker_count`, forked so
+    the imports are shared) while the caller goes on; the caller puts them in its HTML with
+    :meth:`ChartBatch.fill`. Without workers the batch is None and charts are drawn in place,
+    as outside the block."""
+    workers = worker_count(min_workers)
+    if not workers:
+        yield None
+        return
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
+        token = _batch.set(ChartBatch(pool))
+        try:
+            yield _batch.get()
+        finally:
+            _batch.reset(token)
+
+
+def _render(draw: Any, *args: Any) -> str:
+    batch = _batch.get()
+    if batch is not None:
+        return batch.submit(draw, *args)
+    return _draw_now(i18n.current(), draw, *args)
 
 
 def _log2_axis(ax: Any, top: float) -> None:

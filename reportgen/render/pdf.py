@@ -26,7 +26,7 @@ from reportgen import i18n
 from reportgen.errors import OutputError
 from reportgen.formats import format_value
 from reportgen.plan import Plan
-from reportgen.render import context
+from reportgen.render import charts, context
 
 TEMPLATES_DIR = Path(__file__).resolve().parents[2] / "templates"
 ENTRY_TEMPLATE = "report.html.j2"
@@ -92,8 +92,10 @@ def environment(templates_dir: Path | None = None) -> jinja2.Environment:
 def render_html(plan: Plan, templates_dir: Path | None = None,
                 progress: Callable[[str], None] | None = None) -> str:
     """The report as HTML (what WeasyPrint lays out)."""
-    report = context.build(plan, progress)
-    return environment(templates_dir).get_template(ENTRY_TEMPLATE).render(report=report)
+    with charts.drawn_in_parallel() as batch:  # the charts are drawn while the page is built
+        report = context.build(plan, progress)
+        html = environment(templates_dir).get_template(ENTRY_TEMPLATE).render(report=report)
+        return batch.fill(html) if batch is not None else html
 
 
 class SafeURLFetcher(URLFetcher):  # type: ignore[misc]

@@ -13,12 +13,13 @@ from typing import Any
 import pytest
 from pypdf import PdfReader
 
+from reportgen import i18n
 from reportgen.errors import OutputError
 from reportgen.finance.support import support
 from reportgen.formats import format_value
 from reportgen.plan import Plan
 from reportgen.quantities import REGISTRY
-from reportgen.render import pdf
+from reportgen.render import charts, pdf
 from tests.report.conftest import CJK_NAME, HOSTILE_NAMES
 
 pytestmark = pytest.mark.slow
@@ -195,6 +196,25 @@ def test_same_plan_same_bytes(sample: Rendered, sample_plan: Plan, tmp_path: Pat
     assert again.read_bytes() == sample.data
     assert b"/CreationDate" not in sample.data
     assert b"/ModDate" not in sample.data
+
+
+@pytest.mark.parametrize("lang", ["en", "zh-CN"])
+def test_charts_drawn_by_workers_equal_charts_drawn_in_place(
+    sample_plan: Plan, lang: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The report's HTML is the same whether its charts are drawn by worker processes while
+    the page is built, or one by one in place (a machine with one core)."""
+    with i18n.language(lang):
+        monkeypatch.setattr(charts, "worker_count", lambda min_workers=2: 2)  # even on one core
+        with charts.drawn_in_parallel() as batch:
+            assert batch is not None
+            assert charts.memory_bar(charts.MemorySpec(80.0, ())).startswith("chart-pending-")
+        parallel = pdf.render_html(sample_plan)
+        monkeypatch.setattr(charts, "worker_count", lambda min_workers=2: 0)
+        in_place = pdf.render_html(sample_plan)
+    assert "chart-pending-" not in parallel
+    assert parallel.count("data:image/png;base64,") >= 8
+    assert parallel == in_place
 
 
 def _template(tmp_path: Path, body: str) -> Path:
