@@ -23,6 +23,7 @@ import socket
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Protocol
 
 from reportgen.errors import OutputError
 
@@ -114,14 +115,27 @@ def _flush_dir(path: Path) -> None:
             os.close(fd)
 
 
+class Pending(Protocol):
+    """A file still being written by another process (see :mod:`reportgen.forked`)."""
+
+    def wait(self) -> None: ...
+
+    def cancel(self) -> None: ...
+
+
+Render = Callable[[Path], "Pending | None"]
+
+
 @contextlib.contextmanager
-def staged_outputs(out_dir: Path) -> Iterator[Callable[[Path, Callable[[Path], None]], None]]:
+def staged_outputs(out_dir: Path) -> Iterator[Callable[[Path, Render], None]]:
     """Stage outputs and publish them together.
 
-    Yields ``stage(destination, render)``: ``render(temp_path)`` writes the file. When the block
-    ends without an exception every staged file is flushed and renamed to its destination;
-    otherwise the temporary files are removed and existing outputs are left as they were.
-    Stale partial files of killed builds are removed first (see the module docstring).
+    Yields ``stage(destination, render)``: ``render(temp_path)`` writes the file, or starts
+    writing it elsewhere and returns the :class:`Pending` work, waited for before anything is
+    published. When the block ends without an exception every staged file is flushed and
+    renamed to its destination; otherwise the temporary files are removed (pending work
+    stopped) and existing outputs are left as they were. Stale partial files of killed builds
+    are removed first (see the module docstring).
     """
     if out_dir.exists() and not out_dir.is_dir():
         raise OutputError(f"cannot write into {out_dir}: it is a file, not a folder; choose "
@@ -132,21 +146,32 @@ def staged_outputs(out_dir: Path) -> Iterator[Callable[[Path, Callable[[Path], N
         raise OutputError(_describe(err, out_dir)) from None
     remove_stale_partials(out_dir)
     staged: list[tuple[Path, Path]] = []
+    pending: list[tuple[Pending, Path, Path]] = []
 
-    def stage(destination: Path, render: Callable[[Path], None]) -> None:
+    def stage(destination: Path, render: Render) -> None:
         try:
             temp = _create_partial(out_dir, destination)
         except OSError as err:
             raise OutputError(_describe(err, destination)) from None
         staged.append((temp, destination))
         try:
-            render(temp)
-            _flush(temp)
+            writing = render(temp)
+            if writing is None:
+                _flush(temp)
+            else:
+                pending.append((writing, temp, destination))
         except OSError as err:
             raise OutputError(_describe(err, destination)) from None
 
     try:
         yield stage
+        while pending:
+            writing, temp, destination = pending.pop(0)
+            try:
+                writing.wait()
+                _flush(temp)
+            except OSError as err:
+                raise OutputError(_describe(err, destination)) from None
         for temp, destination in staged:
             try:
                 temp.replace(destination)
@@ -154,5 +179,7 @@ def staged_outputs(out_dir: Path) -> Iterator[Callable[[Path, Callable[[Path], N
                 raise OutputError(_describe(err, destination)) from None
         _flush_dir(out_dir)
     finally:
+        for writing, _, _ in pending:
+            writing.cancel()
         for temp, _ in staged:
             temp.unlink(missing_ok=True)

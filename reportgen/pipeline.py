@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, TextIO
 import numpy as np
 import pandas as pd
 
-from reportgen import __version__, i18n
+from reportgen import __version__, forked, i18n
 from reportgen.choose import as_typed, decide, gpus_per_node
 from reportgen.columns import OUTPUT_COLUMNS
 from reportgen.csv_text import write_csv
@@ -320,7 +320,10 @@ def build(options: BuildOptions, progress: Callable[[str], None] | None = None) 
             from reportgen.render.workbook import write_workbook
 
             path = options.out_dir / names["xlsx"]
-            stage(path, lambda p: write_workbook(plan, p))
+            if "pdf" in options.formats:  # another process writes it while the PDF is laid out
+                stage(path, lambda p: forked.start(lambda: write_workbook(plan, p)))
+            else:
+                stage(path, lambda p: write_workbook(plan, p))
             outputs.append(path)
         if "pdf" in options.formats:
             step("writing PDF report")

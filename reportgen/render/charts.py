@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import base64
 import io
-import os
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -22,7 +21,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, cast
 
-from reportgen import i18n
+from reportgen import forked, i18n
 from reportgen.i18n import _, usd
 
 PRINT_DPI = 200  # a 6.7-inch chart is 1,340 pixels wide: sharp in print and on screen
@@ -150,13 +149,8 @@ _batch: ContextVar[ChartBatch | None] = ContextVar("reportgen_chart_batch", defa
 def worker_count(min_workers: int = 2) -> int:
     """The processes :func:`drawn_in_parallel` draws charts with: one per CPU core this process
     may use, or 0 (charts drawn in place) with fewer than ``min_workers`` cores or no fork."""
-    import multiprocessing
-
-    affinity = getattr(os, "sched_getaffinity", None)
-    cores = len(affinity(0)) if affinity is not None else os.cpu_count() or 1
-    if cores < min_workers or "fork" not in multiprocessing.get_all_start_methods():
-        return 0
-    return cores
+    cores = forked.cores()
+    return cores if cores >= min_workers and forked.can_fork() else 0
 
 
 @contextmanager

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from reportgen import outputs
+from reportgen import forked, outputs
 from reportgen.cli import main
 from reportgen.errors import OutputError
 from reportgen.outputs import remove_stale_partials, staged_outputs
@@ -124,6 +124,63 @@ def test_a_failing_render_leaves_existing_outputs_and_no_partials(tmp_path: Path
     assert (tmp_path / "a.csv").read_text() == "old a\n"
     assert (tmp_path / "b.csv").read_text() == "old b\n"
     assert _partials(tmp_path) == []
+
+
+def _fill(path: Path, text: str) -> None:
+    time.sleep(0.2)  # still writing when the stage block ends
+    path.write_text(text)
+
+
+def test_a_file_written_by_another_process_is_waited_for(tmp_path: Path) -> None:
+    """A workbook written by a forked process while the PDF is laid out is published whole,
+    with the others, once that process is done."""
+    with staged_outputs(tmp_path) as stage:
+        stage(tmp_path / "a.csv", lambda p: forked.start(lambda: _fill(p, "new a\n"),
+                                                         min_cores=1))
+        stage(tmp_path / "b.csv", lambda p: _write(p, "new b\n"))
+    assert (tmp_path / "a.csv").read_text() == "new a\n"
+    assert (tmp_path / "b.csv").read_text() == "new b\n"
+    assert _partials(tmp_path) == []
+
+
+@pytest.mark.parametrize("ending", ["error", "full disk", "death"])
+def test_a_failing_forked_render_publishes_nothing(tmp_path: Path, ending: str) -> None:
+    """The forked writer's error is raised in the build (a full disk as the usual message); a
+    writer that dies without a word is an error too; nothing is published either way."""
+    (tmp_path / "a.csv").write_text("old a\n")
+
+    def broken(path: Path) -> None:
+        path.write_text("half")
+        if ending == "error":
+            raise OutputError("the workbook could not be written")
+        if ending == "full disk":
+            raise OSError(28, "No space left on device")
+        os._exit(3)
+
+    expected = {"error": "could not be written", "full disk": "the disk is full",
+                "death": "exit code 3"}[ending]
+    with pytest.raises((OutputError, RuntimeError), match=expected), \
+            staged_outputs(tmp_path) as stage:
+        stage(tmp_path / "a.csv", lambda p: forked.start(lambda: broken(p), min_cores=1))
+        stage(tmp_path / "b.csv", lambda p: _write(p, "new b\n"))
+    assert (tmp_path / "a.csv").read_text() == "old a\n"
+    assert not (tmp_path / "b.csv").exists()
+    assert _partials(tmp_path) == []
+
+
+def test_a_build_with_a_pdf_writes_the_same_workbook_as_one_without(tmp_path: Path) -> None:
+    """`build` writes the workbook in another process while it lays out the PDF: the same
+    bytes as the workbook written alone, in the reader's language too."""
+    from reportgen.pipeline import BuildOptions, build
+
+    source = _scenarios(tmp_path / "plan.csv", 1)
+    for lang in ("en", "zh-CN"):
+        both, alone = tmp_path / f"both-{lang}", tmp_path / f"alone-{lang}"
+        build(BuildOptions(source, both, formats=("xlsx", "pdf"), lang=lang))
+        build(BuildOptions(source, alone, formats=("xlsx",), lang=lang))
+        name = "plan.xlsx" if lang == "en" else "plan.zh-CN.xlsx"
+        assert (both / name).read_bytes() == (alone / name).read_bytes()
+        assert _partials(both) == []
 
 
 def test_outputs_get_ordinary_file_permissions(tmp_path: Path) -> None:
