@@ -339,6 +339,15 @@ def _sentences(results: pd.DataFrame, status: np.ndarray, search: Search,
     searched: dict[tuple[object, ...], str] = {}  # each distinct sentence made once
     compared = {True: _("The tutorial's own arithmetic, shown for comparison; not budgeted."),
                 False: _("Kept for comparison (role compare); not budgeted.")}
+    no_fit = _("Not budgeted: no configuration searched meets its targets ({bottleneck}).")
+    no_price = _("Not budgeted: the price book has no price for this GPU at this basis "
+                 "(no_price); add one with --prices or type gpu_hour_price.")
+    not_chosen = _("Not chosen: {extra}/month ({share}) more than \"{best}\", the cheapest "
+                   "option of workload \"{workload}\" that meets its targets.")
+    chosen = _("Chosen: the cheapest of {n} options of workload \"{workload}\" that meet their "
+               "targets.")
+    the_next = _("The next, \"{rival}\", costs {extra}/month ({share}) more.")
+    as_given = _("Budgeted as given.")
     evaluated = search.evaluated.tolist()
     state = status.tolist()
     for i in range(len(names)):
@@ -346,40 +355,34 @@ def _sentences(results: pd.DataFrame, status: np.ndarray, search: Search,
             out.append(compared[methods[i] == "tutorial"])
             continue
         if state[i] == NO_FIT:
-            out.append(_("Not budgeted: no configuration searched meets its targets "
-                         "({bottleneck}).").format(bottleneck=bottlenecks[i]))
+            out.append(no_fit.format(bottleneck=bottlenecks[i]))
             continue
         if state[i] == NO_PRICE:
-            out.append(_("Not budgeted: the price book has no price for this GPU at this basis "
-                         "(no_price); add one with --prices or type gpu_hour_price."))
+            out.append(no_price)
             continue
         ranked = competing.get(keys[i], [])
         best = next((j for j in ranked if state[j] == CHOSEN), None)
         if state[i] == OPTION and best is not None:
             extra = costs[i] - costs[best]
-            out.append(_("Not chosen: {extra}/month ({share}) more than \"{best}\", the cheapest "
-                         "option of workload \"{workload}\" that meets its targets.").format(
+            out.append(not_chosen.format(
                 extra=_money(extra), share=_share(extra, costs[best]), best=names[best],
                 workload=workloads[i]))
             continue
         parts = []
         if options.get(keys[i], 0) > 1:
-            parts.append(_("Chosen: the cheapest of {n} options of workload \"{workload}\" that "
-                           "meet their targets.").format(n=options[keys[i]],
-                                                        workload=workloads[i]))
+            parts.append(chosen.format(n=options[keys[i]], workload=workloads[i]))
             rival = next((j for j in ranked if j != i), None)
             if rival is not None:
                 extra = costs[rival] - costs[i]
-                parts.append(_("The next, \"{rival}\", costs {extra}/month ({share}) more.")
-                             .format(rival=names[rival], extra=_money(extra),
-                                     share=_share(extra, costs[i])))
+                parts.append(the_next.format(rival=names[rival], extra=_money(extra),
+                                             share=_share(extra, costs[i])))
         facts = (evaluated[i], search.searched[i], float(runner_cost[i]), costs[i],
                  options.get(keys[i], 0) > 1)
         sentence = searched.get(facts)
         if sentence is None:
             sentence = searched[facts] = _searched_sentence(*facts)
         parts.append(sentence)
-        out.append(" ".join(p for p in parts if p) or _("Budgeted as given."))
+        out.append(" ".join(p for p in parts if p) or as_given)
     return out
 
 
