@@ -25,7 +25,7 @@ import pandas as pd
 from reportgen.formats import format_value
 from reportgen.i18n import _
 from reportgen.search import CONFIG, Search
-from reportgen.xlfuncs import xl_round
+from reportgen.xlfuncs import per_combination, xl_round
 
 CHOSEN, OPTION, COMPARE, NO_FIT = "chosen", "option", "compare", "no fit"
 NO_PRICE = "no price"
@@ -189,24 +189,22 @@ def configurations(frame: pd.DataFrame, per_node: Mapping[str, float] | None = N
     dep = (frame["attention_dp"].to_numpy(dtype=float) if "attention_dp" in frame else
            (frame["attention_replicas"].to_numpy(dtype=float) > 1).astype(float)
            if "attention_replicas" in frame else np.zeros(n))
-    experts = (frame["expert_weight_dtype"].tolist() if "expert_weight_dtype" in frame
-               else [""] * n)
-    out = []
-    said: dict[tuple[object, ...], str] = {}  # each distinct configuration worded once
-    for config in zip(
-        frame["gpu"].tolist(), frame["tp"].to_numpy(dtype=float).tolist(), pp.tolist(),
-        dep.tolist(), frame["weight_dtype"].tolist(), experts, frame["kv_dtype"].tolist(),
-        frame["engine"].tolist(), strict=True,
-    ):
-        words = said.get(config)
-        if words is None:
-            gpu, tp, p, d, weights, expert, kv, engine = config
-            words = _("{gpu}, {replica}, {weights}, {kv} KV, {engine}").format(
-                gpu=gpu, replica=replica_words(str(gpu), tp, p, per_node, d),
-                weights=weights_words(weights, expert), kv=kv or _("as-shipped"), engine=engine)
-            said[config] = words
-        out.append(words)
-    return out
+    experts = (frame["expert_weight_dtype"].to_numpy(dtype=object) if "expert_weight_dtype" in
+               frame else np.full(n, "", dtype=object))
+
+    def words(gpu: str, tp: float, p: float, d: float, weights: str, expert: str, kv: str,
+              engine: str) -> str:
+        return _("{gpu}, {replica}, {weights}, {kv} KV, {engine}").format(
+            gpu=gpu, replica=replica_words(str(gpu), tp, p, per_node, d),
+            weights=weights_words(weights, expert), kv=kv or _("as-shipped"), engine=engine)
+
+    # each distinct configuration worded once
+    worded: list[str] = per_combination(
+        words, frame["gpu"].to_numpy(dtype=object), frame["tp"].to_numpy(dtype=float), pp,
+        dep, frame["weight_dtype"].to_numpy(dtype=object), experts,
+        frame["kv_dtype"].to_numpy(dtype=object), frame["engine"].to_numpy(dtype=object),
+    ).tolist()
+    return worded
 
 
 def configuration(row: pd.Series | dict[str, object],

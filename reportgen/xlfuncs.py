@@ -113,10 +113,15 @@ def per_combination(fn: Any, *columns: Array, dtype: Any = object) -> Array:
     import pandas as pd
 
     code = np.zeros(len(columns[0]), dtype=np.int64)
+    size = 1
     factors = []
-    for column in columns:
-        part, values = pd.factorize(np.asarray(column, dtype=object))
-        code = code * (len(values) + 1) + part
+    for column in columns:  # a blank (NaN) is a value like the others
+        part, values = pd.factorize(np.asarray(column, dtype=object), use_na_sentinel=False)
+        if size * len(values) > 2**62:  # keep the combined code in range: renumber it
+            code, seen = pd.factorize(code)
+            size = len(seen)
+        code = code * len(values) + part
+        size *= max(len(values), 1)
         factors.append((part, values.tolist()))
     _, first, inverse = np.unique(code, return_index=True, return_inverse=True)
     mapped = [fn(*(values[part[row]] for part, values in factors)) for row in first.tolist()]
