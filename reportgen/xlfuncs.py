@@ -85,7 +85,8 @@ def concat_text(*parts: Array | str) -> Array:
         if isinstance(part, str):
             uniques.append(None)
             continue
-        part_codes, part_uniques = pd.factorize(np.asarray(part, dtype=object))
+        part_codes, part_uniques = pd.factorize(np.asarray(part, dtype=object),
+                                                use_na_sentinel=False)
         code = code * (len(part_uniques) + 1) + part_codes
         uniques.append((part_codes, part_uniques))
     combos, first = np.unique(code, return_index=True)
@@ -102,7 +103,7 @@ def per_distinct(values: Array, fn: Any, dtype: Any = object) -> Array:
     """``fn`` applied to each distinct value once (rows share few distinct texts)."""
     import pandas as pd
 
-    codes, uniques = pd.factorize(np.asarray(values, dtype=object))
+    codes, uniques = pd.factorize(np.asarray(values, dtype=object), use_na_sentinel=False)
     mapped = np.array([fn(str(u)) for u in uniques.tolist()], dtype=dtype)
     return mapped[codes]
 

@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reportgen import engine, schema
+from reportgen import engine, schema, xlfuncs
 from reportgen.plan import Plan
 from reportgen.readers import Grid, _csv_records, _header, _plain_csv
 from reportgen.validate import _Collector, _numbers, _numbers_per_cell
@@ -135,3 +135,21 @@ def test_shared_quantities_equal_row_by_row(pool: list[int], variants: list[tupl
             assert same.all(), name
         else:
             assert got.tolist() == want.tolist(), name
+
+
+_VALUE = st.one_of(st.sampled_from(["", "a", "b", "fp8"]), st.sampled_from([1.0, 2.0, np.nan]))
+
+
+@SETTINGS
+@given(st.integers(1, 3).flatmap(lambda k: st.lists(
+    st.tuples(*[_VALUE] * k), min_size=1, max_size=12)))
+def test_text_helpers_equal_their_row_by_row_meaning(rows: list[tuple[object, ...]]) -> None:
+    """per_combination, per_distinct and concat_text work on each distinct value once; their
+    results equal applying the function row by row, blanks (NaN) included."""
+    columns = [np.array(column, dtype=object) for column in zip(*rows, strict=True)]
+    words = xlfuncs.per_combination(lambda *v: "|".join(map(str, v)), *columns).tolist()
+    assert words == ["|".join(map(str, row)) for row in rows]
+    assert xlfuncs.per_distinct(columns[0], str.upper).tolist() == [
+        str(v).upper() for v in columns[0]]
+    joined = xlfuncs.concat_text(*columns, "!").tolist()
+    assert joined == ["".join(map(str, row)) + "!" for row in rows]
