@@ -139,19 +139,27 @@ def estimate(input_path: Path, as_json: bool, efficiency: Path | None, prices: P
         write_results_csv,
     )
     from reportgen.stamp import stamped_results
+    from reportgen.terminal import progress_reporter
 
     def action() -> None:
         refuse_stdout_over_input(sys.stdout, input_path)  # before the read: say what happened
-        checked, calibration = load_with_efficiency(input_path, efficiency, prices, price_basis)
-        refuse_stdout_over_input(sys.stdout, input_path, checked.inputs)
-        plan = make_plan(checked, input_path.name, calibration=calibration,
-                         results_only=True)
+        with progress_reporter() as step:  # on a terminal's stderr: a long file takes minutes
+            step("reading and validating")
+            checked, calibration = load_with_efficiency(input_path, efficiency, prices,
+                                                        price_basis)
+            refuse_stdout_over_input(sys.stdout, input_path, checked.inputs)
+            n = len(checked.scenarios)
+            step(f"planning {n:,} scenario{'s' if n != 1 else ''}")
+            plan = make_plan(checked, input_path.name, calibration=calibration,
+                             results_only=True)
+            step(f"writing {n:,} result{'s' if n != 1 else ''}")
+            results = stamped_results(plan)
         _warn(checked.warnings)
         _warn(plan.calibration.warnings() if plan.calibration is not None else ())
         if as_json:
-            click.echo(results_json(stamped_results(plan)))
+            click.echo(results_json(results))
         else:
-            write_results_csv(stamped_results(plan), sys.stdout)
+            write_results_csv(results, sys.stdout)
 
     _guarded(debug, action)
 
