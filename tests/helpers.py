@@ -105,11 +105,14 @@ def _split_ref(ref: str) -> tuple[str, str]:
     return sheet.strip("'"), cell.replace("$", "").upper()
 
 
-def recalc_with_formulas(path: Path, set_cells: Mapping[str, Any] | None = None) -> Values:
+def recalc_with_formulas(path: Path, set_cells: Mapping[str, Any] | None = None,
+                         sheets: Sequence[str] | None = None) -> Values:
     """Every cell's value after the `formulas` package recalculates ``path``.
 
     ``set_cells`` maps "Sheet!A1" to a new input value. The compiled model is kept per file
-    version, so further calls with other inputs only pay for the calculation.
+    version, so further calls with other inputs only pay for the calculation. ``sheets``: only
+    the cells of these sheets are wanted (then only what they depend on is calculated, and
+    only they are returned).
     """
     model = _compiled(path)
     book = path.name.upper()
@@ -120,8 +123,13 @@ def recalc_with_formulas(path: Path, set_cells: Mapping[str, Any] | None = None)
             break
     overrides = {_split_ref(ref): value for ref, value in (set_cells or {}).items()}
     inputs = {f"'[{book}]{s.upper()}'!{c}": v for (s, c), v in overrides.items()}
+    wanted = {s.upper() for s in sheets} if sheets is not None else None
+    outputs = None if wanted is None else [
+        key for key in model.dsp.data_nodes
+        if isinstance(key, str) and (m := _KEY.match(key)) and m["sheet"].upper() in wanted]
     with contextlib.redirect_stderr(io.StringIO()):
-        solution = model.calculate(inputs=inputs or None)
+        solution = (model.calculate(inputs=inputs or None) if outputs is None else
+                    model.calculate(inputs=inputs or None, outputs=outputs, shrink=True))
     computed: dict[tuple[str, str], Any] = {}
     for key, value in solution.items():
         match = _KEY.match(key) if isinstance(key, str) else None
@@ -130,6 +138,8 @@ def recalc_with_formulas(path: Path, set_cells: Mapping[str, Any] | None = None)
     wb = openpyxl.load_workbook(path)
     result: Values = {}
     for ws in wb.worksheets:
+        if wanted is not None and ws.title.upper() not in wanted:
+            continue
         cells: dict[str, Any] = {}
         for row in ws.iter_rows():
             for cell in row:
