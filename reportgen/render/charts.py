@@ -166,6 +166,10 @@ def drawn_in_parallel(min_workers: int = 2) -> Iterator[ChartBatch | None]:
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
+    # imported once, before the fork: the workers share it instead of each importing it
+    import matplotlib.backends.backend_agg
+    import matplotlib.figure  # noqa: F401
+
     with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
         token = _batch.set(ChartBatch(pool))
         try:
