@@ -94,8 +94,18 @@ _constant(
 )
 _constant(
     "ACTIVATION_BYTES", 2, "bytes",
-    "Bytes per activation element exchanged by tensor-parallel all-reduce (bf16).",
+    "Bytes per activation element (bf16): what tensor-parallel all-reduces exchange and the "
+    "norms read and write.",
     "definition (bf16 activations)",
+)
+_constant(
+    "UNSHARDED_ACTIVATION_PASSES", 4, "count",
+    "Reads and writes of a token's whole hidden vector per layer that tensor parallelism does "
+    "not split: the norms and residual adds run on the full vector on every GPU of the stage "
+    "after each all-reduce (two per layer, each reading and writing it).",
+    "two RMSNorms per decoder layer, each one read and one write of the hidden vector; checked "
+    "on the TensorRT-LLM offline rows with the efficiencies refitted (sweep 0–12 passes, "
+    "docs/accuracy.md): 4 gives the lowest error in sample and with one GPU held out",
 )
 _constant(
     "PREFILL_CHUNK_TOKENS", 8192, "tokens",

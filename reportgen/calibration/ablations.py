@@ -127,6 +127,9 @@ ABLATIONS: tuple[Ablation, ...] = (
              constants={"ACTIVATION_RESERVE_GIB": 2.0}),
     Ablation("activation reserve 6 GiB", "ACTIVATION_RESERVE_GIB 6 not the shipped 4",
              constants={"ACTIVATION_RESERVE_GIB": 6.0}),
+    Ablation("no unsharded norm traffic", "UNSHARDED_ACTIVATION_PASSES 0 (shipped 4): the "
+             "norms and residual adds split over tp like the GEMMs",
+             constants={"UNSHARDED_ACTIVATION_PASSES": 0.0}),
     Ablation("no attention terms", "attention FLOPs and KV-cache reads set to 0",
              pin=_no_attention),
     Ablation("single roofline per step", "max(all FLOPs, all bytes), not GEMMs + attention",

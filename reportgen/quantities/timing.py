@@ -148,11 +148,32 @@ def pipeline_s_per_token(
     return (pp - 1) / pp * hidden_size * ACTIVATION_BYTES / (pipeline_link_gbps * 1e9)
 
 
-@quantity("s/token", "{allreduce_s_per_token}+{pipeline_s_per_token}")
-def comm_s_per_token(allreduce_s_per_token: Array, pipeline_s_per_token: Array) -> Array:
-    """Link time each token adds to a pass: its tensor-parallel all-reduces and its share of
-    the stage-to-stage sends."""
-    return allreduce_s_per_token + pipeline_s_per_token
+@quantity(
+    "s/token",
+    "{UNSHARDED_ACTIVATION_PASSES}*{layers}*{hidden_size}*{ACTIVATION_BYTES}*{tp}"
+    "/{attention_replicas}/{instance_bandwidth}",
+)
+def unsharded_s_per_token(
+    UNSHARDED_ACTIVATION_PASSES: float, layers: Array, hidden_size: Array,
+    ACTIVATION_BYTES: float, tp: Array, attention_replicas: Array, instance_bandwidth: Array,
+) -> Array:
+    """Memory time each token adds to a pass for the work tensor parallelism does not split:
+    the norms and residual adds read and write the whole hidden vector
+    (UNSHARDED_ACTIVATION_PASSES times a layer) on every GPU of a stage, so each GPU moves
+    as many bytes per token at tp 8 as at tp 1 (under attention data-parallelism a token's
+    vector is on one GPU only); with pp stages each holds 1/pp of the layers."""
+    passes = UNSHARDED_ACTIVATION_PASSES * layers * hidden_size * ACTIVATION_BYTES
+    return passes * tp / attention_replicas / instance_bandwidth
+
+
+@quantity("s/token", "{allreduce_s_per_token}+{pipeline_s_per_token}+{unsharded_s_per_token}")
+def comm_s_per_token(
+    allreduce_s_per_token: Array, pipeline_s_per_token: Array, unsharded_s_per_token: Array
+) -> Array:
+    """Time each token adds to a pass outside the roofline maximum: its tensor-parallel
+    all-reduces, its share of the stage-to-stage sends, and the unsharded norm and residual
+    traffic."""
+    return allreduce_s_per_token + pipeline_s_per_token + unsharded_s_per_token
 
 
 @quantity("s", "{resident_weights_gib}*{BYTES_PER_GIB}*{pp}/{instance_bandwidth}")

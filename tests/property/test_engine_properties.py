@@ -143,7 +143,7 @@ def test_pipeline_stages_add_memory_not_decode_bandwidth(row: dict[str, object],
     for name in ("pipeline_fixed_s", "pipeline_s_per_token", "prefill_bubble_fraction"):
         assert one[name] == 0
     assert one["gpus_per_instance"] == tp
-    assert one["comm_s_per_token"] == one["allreduce_s_per_token"]
+    assert one["comm_s_per_token"] == one["allreduce_s_per_token"] + one["unsharded_s_per_token"]
     assert two["gpus_per_instance"] == 2 * tp and two["gpus"] == two["instances"] * 2 * tp
     assert two["weights_gib_per_gpu"] == np.float64(one["weights_gib_per_gpu"]) / 2
     expected = 2 * one["kv_budget_gib"] + one["weights_gib"]

@@ -90,7 +90,8 @@ def test_llama_405b_bf16_is_planned_on_two_h100_nodes_with_its_step_by_hand() ->
     micro-batches reads every stage's weights, W / (8 GPUs × 3.35 TB/s × MBU); KV reads and
     compute as on one 16-GPU replica; all-reduces of B/2 tokens, 2·126·2·(7/8)·16384·2 bytes
     each over 225 GB/s; one 30 µs stage-to-stage send plus B/2 tokens × 16384 × 2 bytes over
-    50 GB/s."""
+    50 GB/s; the norms' 4 unsharded passes of 126 layers × 16384 × 2 bytes per token, read by
+    every GPU of a stage (one GPU's bandwidth per stage, 2 stages)."""
     plan = build_plan([dict(scenario="405b", model="Llama-3.1-405B", gpu="H100", peak_qps=4,
                             avg_prompt_tokens=2000, avg_output_tokens=400,
                             max_prompt_tokens=8000, max_output_tokens=1000,
@@ -113,7 +114,9 @@ def test_llama_405b_bf16_is_planned_on_two_h100_nodes_with_its_step_by_hand() ->
     allreduce = 2 * 126 * 2 * (7 / 8) * 16384 * 2 / 225e9 / 2
     send = (2 - 1) / 2 * 16384 * 2 / 50e9
     fixed = 2 * 126 * 25e-6 + 30e-6 + float(row["step_overhead_ms"]) / 1000
-    step = max(compute * batch, read + attention * batch) + fixed + (allreduce + send) * batch
+    unsharded = 4 * 126 * 16384 * 2 / (2 * H100_BANDWIDTH * mbu)
+    step = max(compute * batch, read + attention * batch) + fixed + (
+        allreduce + send + unsharded) * batch
     assert row["weights_read_s"] == pytest.approx(read)
     assert row["decode_step_ms"] == pytest.approx(1000 * step)
     tpot = 1000 * step + batch * row["prefill_in_batch_ms"] / 400
