@@ -123,8 +123,9 @@ def quarter_label(start: dt.date, q: int) -> str:
 
 def quarterly(results: pd.DataFrame, start: dt.date) -> pd.DataFrame:
     """The budgeted fleet quarter by quarter: each row's peak rate grows by its
-    growth_per_quarter, its replicas follow (same batch, safety factor and redundancy), billed
-    as the plan is; summed per quarter over horizon_quarters (the longest row's)."""
+    growth_per_quarter, its replicas follow (same batch, or the same knee for a row sized by
+    one; same safety factor and redundancy), billed as the plan is; summed per quarter over
+    horizon_quarters (the longest row's)."""
     counted = results[results["counted"] == 1]
     horizon = int(counted["horizon_quarters"].max()) if len(counted) else 0
     rows = []
@@ -132,7 +133,9 @@ def quarterly(results: pd.DataFrame, start: dt.date) -> pd.DataFrame:
         gpus = nodes = cost = 0.0
         for _, row in counted.iterrows():
             growth = (1 + float(row["growth_per_quarter"])) ** q
-            bare = float(row["concurrency"]) / float(row["batch"]) * float(row["safety_factor"])
+            knee = float(row["knee_rps_per_instance"])
+            bare = (float(row["peak_qps"]) / knee if knee > 0 else  # sized by its knee
+                    float(row["concurrency"]) / float(row["batch"])) * float(row["safety_factor"])
             replicas = max(float(ceil_snapped(np.asarray(bare * growth)))
                            + float(row["spare_replicas"]), float(row["min_replicas"]))
             units = float(_units(row, np.array([replicas]))[0])

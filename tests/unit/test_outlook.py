@@ -56,3 +56,25 @@ def test_the_first_quarter_is_the_plan_and_growth_adds_replicas() -> None:
     assert first["monthly_cost"] == pytest.approx(r["monthly_cost"])
     assert ramp["gpus"].is_monotonic_increasing and ramp.iloc[2]["gpus"] > first["gpus"]
     assert quarter_label(dt.date(2026, 2, 1), 5) == "Q2 2027"
+
+
+def test_a_row_sized_by_its_knee_keeps_its_size_in_the_first_quarter() -> None:
+    """A row with P99 targets is sized by its knee, not the closed form: the ramp's first
+    quarter is the plan's fleet for it too (the default chat-8b-l40s row: 6 GPUs by its
+    knee, 7 by the closed form), and its growth scales the rate the knee divides."""
+    plan = build_plan([base_row(model="Llama-3.1-8B", gpu="L40S", peak_qps=20, avg_qps=8,
+                                avg_prompt_tokens=600, avg_output_tokens=250,
+                                max_prompt_tokens=2000, max_output_tokens=1000,
+                                ttft_slo_ms=500, tpot_slo_ms=40, ttft_p99_ms=1000,
+                                tpot_p99_ms=60, arrival_cv=2, growth_per_quarter=1.0,
+                                horizon_quarters=2)])
+    r = plan.results.iloc[0]
+    assert r["knee_rps_per_instance"] > 0
+    closed = np.ceil(r["concurrency"] / r["batch"] * r["safety_factor"])
+    assert closed != r["instances"]  # the knee and the closed form disagree here
+    ramp = quarterly(plan.results, dt.date(2026, 12, 3))
+    assert (ramp.iloc[0]["gpus"], ramp.iloc[0]["nodes"]) == (r["gpus"], r["nodes"])
+    assert ramp.iloc[0]["monthly_cost"] == pytest.approx(r["monthly_cost"])
+    doubled = np.ceil(round(2 * r["peak_qps"] * r["safety_factor"]
+                            / r["knee_rps_per_instance"], 9))
+    assert ramp.iloc[1]["gpus"] == doubled * r["gpus_per_instance"]
