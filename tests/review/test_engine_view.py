@@ -39,7 +39,8 @@ def test_a_known_slow_down_is_measured_and_calibrated() -> None:
     plan = build_plan([ROW])
     w = plan_workloads(plan)["chat"]
     requests = 1e7
-    engine = evaluate(plan, [dict(ROW, avg_qps=4)], {}, batch=np.array([12.0]))
+    planned = dict(ROW, tp=float(plan.results["tp"].iloc[0]))  # the configuration that ran
+    engine = evaluate(plan, [planned], {}, batch=np.array([12.0]))
     measured = float(engine["tpot_ms"].iloc[0]) / 0.8
     s = speed(plan, w, _actual(requests=requests, prompt_tokens=600 * requests,
                                output_tokens=250 * requests, running_mean=12.0,
@@ -48,7 +49,7 @@ def test_a_known_slow_down_is_measured_and_calibrated() -> None:
     assert s.tokens_factor == pytest.approx(1.0, rel=1e-9)  # lengths as planned
     assert s.efficiency_factor == pytest.approx(1.25, rel=1e-9)
     resolved = plan.results.iloc[0]
-    calibrated = dict(ROW, **{k: float(resolved[k]) * s.calibration
+    calibrated = dict(planned, **{k: float(resolved[k]) * s.calibration
                               for k in ("mfu_prefill", "mfu_decode", "mbu")})
     again = evaluate(plan, [calibrated], {}, batch=np.array([12.0]))
     assert float(again["tpot_ms"].iloc[0]) == pytest.approx(measured, rel=5e-3)

@@ -24,13 +24,13 @@ RAG = dict(scenario="rag", model="Llama-3.3-70B", gpu="H200", peak_qps=8, avg_qp
 
 def test_blank_tp_is_the_cheapest_not_the_smallest_that_fits() -> None:
     """The default long-prompt RAG row: the quick rule (smallest tp that leaves half the memory
-    free) gives tp 1 and 46 H200; tp 2 needs 38, which is what the plan budgets."""
+    free) gives tp 1 and 41 H200; tp 2 needs 36, which is what the plan budgets."""
     plan = build_plan([RAG])
     row = plan.results.iloc[0]
-    assert (row["tp"], row["gpus"], row["status"]) == (2, 38, "chosen")
+    assert (row["tp"], row["gpus"], row["status"]) == (2, 36, "chosen")
     assert row["typed_configuration"].startswith("H200-SXM, TP 1")
-    assert row["typed_monthly_cost"] == pytest.approx(46 * 4.54 * 730)
-    assert row["saving_monthly_cost"] == pytest.approx(8 * 4.54 * 730)
+    assert row["typed_monthly_cost"] == pytest.approx(41 * 4.54 * 730)
+    assert row["saving_monthly_cost"] == pytest.approx(5 * 4.54 * 730)
     assert row["candidates_evaluated"] == 4 and row["searched"] == "tp"
     assert "runner-up" in row["decision"]
 
