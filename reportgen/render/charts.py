@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import base64
 import io
+import os
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -125,24 +126,25 @@ def _draw_now(tag: str, draw: Any, *args: Any) -> str:
 class ChartBatch:
     """Charts drawn by worker processes while the report around them is assembled: each chart
     asked for is sent to a worker at once and stands in the HTML as a placeholder
-    (``chart-pending-<k>``) until :meth:`fill` puts the drawn image in its place."""
+    (``chart-pending-<random>-<k>``: no text a person types can take its place) until
+    :meth:`fill` puts the drawn image in its place."""
 
     def __init__(self, pool: Any) -> None:
         self._pool = pool
         self._futures: list[Any] = []
+        self._prefix = f"chart-pending-{os.urandom(8).hex()}-"
 
     def submit(self, draw: Any, *args: Any) -> str:
         self._futures.append(self._pool.submit(_draw_now, i18n.current(), draw, *args))
-        return f"{_PENDING}{len(self._futures) - 1}"
+        return f"{self._prefix}{len(self._futures) - 1}"
 
     def fill(self, html: str) -> str:
         """``html`` with every placeholder replaced by its chart (waiting for the workers)."""
         drawn = [future.result() for future in self._futures]
-        return _PENDING_RE.sub(lambda match: drawn[int(match.group(1))], html)
+        pending = re.compile(re.escape(self._prefix) + r"(\d+)")
+        return pending.sub(lambda match: drawn[int(match.group(1))], html)
 
 
-_PENDING = "chart-pending-"
-_PENDING_RE = re.compile(re.escape(_PENDING) + r"(\d+)")
 _batch: ContextVar[ChartBatch | None] = ContextVar("reportgen_chart_batch", default=None)
 
 

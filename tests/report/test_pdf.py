@@ -20,7 +20,7 @@ from reportgen.formats import format_value
 from reportgen.plan import Plan
 from reportgen.quantities import REGISTRY
 from reportgen.render import charts, pdf
-from tests.report.conftest import CJK_NAME, HOSTILE_NAMES
+from tests.report.conftest import CJK_NAME, HOSTILE_NAMES, SAMPLE, make_plan
 
 pytestmark = pytest.mark.slow
 
@@ -215,6 +215,16 @@ def test_charts_drawn_by_workers_equal_charts_drawn_in_place(
     assert "chart-pending-" not in parallel
     assert parallel.count("data:image/png;base64,") >= 8
     assert parallel == in_place
+
+
+def test_a_name_like_a_chart_placeholder_stays_text(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The placeholders charts stand as while workers draw them carry a random part: a
+    scenario named like one is shown as typed, not replaced by an image."""
+    monkeypatch.setattr(charts, "worker_count", lambda min_workers=2: 2)
+    plan = make_plan([dict(SAMPLE[1], scenario="chart-pending-0")])
+    html = pdf.render_html(plan)
+    assert "chart-pending-0" in html
+    assert html.count("data:image/png;base64,") >= 2
 
 
 def _template(tmp_path: Path, body: str) -> Path:
