@@ -333,13 +333,18 @@ def _split_specs(cells: list[object], column: schema.Column, rows: list[int], na
     texts = [c for c in cells if type(c) is str]
     if not any(schema.LIST_SEPARATOR in t or schema.AUTO in t.lower() for t in set(texts)):
         return cells, [""] * len(cells)  # no cell holds a list or auto
-    # each distinct cell read once
-    codes, distinct = pd.factorize(np.asarray(cells, dtype=object), use_na_sentinel=False)
+    # each distinct cell read once (a cell that cannot be hashed: every cell on its own)
+    column_cells = np.empty(len(cells), dtype=object)
+    column_cells[:] = cells
+    try:
+        codes, distinct = pd.factorize(column_cells, use_na_sentinel=False)
+    except TypeError:
+        codes, distinct = np.arange(len(cells)), column_cells
     read = [_split_spec(cell, column) for cell in distinct.tolist()]
     as_written = np.array([value is _AS_WRITTEN for value, _, _ in read])[codes]
     values = np.empty(len(read), dtype=object)
     values[:] = [value for value, _, _ in read]
-    kept = np.where(as_written, np.asarray(cells, dtype=object), values[codes]).tolist()
+    kept = np.where(as_written, column_cells, values[codes]).tolist()
     specs = np.array([spec for _, spec, _ in read], dtype=object)[codes].tolist()
     wrong = [k for k, (_, _, problem) in enumerate(read) if problem is not None]
     for i in np.flatnonzero(np.isin(codes, wrong)).tolist():
