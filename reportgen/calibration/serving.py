@@ -92,7 +92,7 @@ def operating_points(runs: Sequence[Run], stacks: Sequence[Stack], catalogs: Cat
         cap, why = kv, f"the KV cache holds {math.floor(kv):,} sequences"
         if math.isfinite(stack.max_batch) and stack.max_batch < kv:
             cap, why = stack.max_batch, f"max_batch is {stack.max_batch:,.0f}"
-        if round(flight, 6) > cap:  # a mean of 32.000000001 in flight is at a cap of 32
+        if round(flight, 6) > cap:  # 32.00000000000012 in flight (Little's law) is at a cap of 32
             points.append(OperatingPoint(cap, f"{flight:,.1f} requests in flight per replica "
                                          f"but {why}: requests queued, TTFT not fitted"))
         else:

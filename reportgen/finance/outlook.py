@@ -44,13 +44,23 @@ def _units(row: pd.Series, replicas: np.ndarray) -> np.ndarray:
                                       np.full_like(replicas, float(row["billed_unit_gpus"]))))
 
 
+def replicas_per_rps(row: pd.Series) -> float:
+    """Traffic replicas (before rounding up) per request/s of the row's rate, as the plan sized
+    it: by its knee when percentile targets set one (safety ÷ knee), else by the closed form
+    (concurrency ÷ batch × safety at the peak rate)."""
+    safety = float(row["safety_factor"])
+    knee = float(row["knee_rps_per_instance"])
+    if knee > 0:
+        return safety / knee
+    return float(row["concurrency"]) / float(row["batch"]) * safety / float(row["peak_qps"])
+
+
 def hourly_replicas(row: pd.Series, profile: np.ndarray | None) -> np.ndarray:
     """Replicas the row runs each hour when its fleet follows the day's traffic: traffic's
-    replicas at that hour's rate (same batch and safety factor), plus the spares, never below
-    min_replicas."""
+    replicas at that hour's rate (same batch, or knee, and safety factor), plus the spares,
+    never below min_replicas."""
     rates = workload_rates(float(row["avg_qps"]), float(row["peak_qps"]), profile)
-    bare = float(row["concurrency"]) / float(row["batch"]) * float(row["safety_factor"])
-    traffic = ceil_snapped(bare * rates / float(row["peak_qps"]))
+    traffic = ceil_snapped(replicas_per_rps(row) * rates)
     return np.maximum(traffic + float(row["spare_replicas"]), float(row["min_replicas"]))
 
 
@@ -133,10 +143,8 @@ def quarterly(results: pd.DataFrame, start: dt.date) -> pd.DataFrame:
         gpus = nodes = cost = 0.0
         for _, row in counted.iterrows():
             growth = (1 + float(row["growth_per_quarter"])) ** q
-            knee = float(row["knee_rps_per_instance"])
-            bare = (float(row["peak_qps"]) / knee if knee > 0 else  # sized by its knee
-                    float(row["concurrency"]) / float(row["batch"])) * float(row["safety_factor"])
-            replicas = max(float(ceil_snapped(np.asarray(bare * growth)))
+            rate = float(row["peak_qps"]) * growth
+            replicas = max(float(ceil_snapped(np.asarray(replicas_per_rps(row) * rate)))
                            + float(row["spare_replicas"]), float(row["min_replicas"]))
             units = float(_units(row, np.array([replicas]))[0])
             per_node = float(row["stages_per_node"])

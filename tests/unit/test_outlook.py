@@ -9,7 +9,13 @@ import numpy as np
 import pytest
 
 from reportgen.catalog import load_catalogs, resolve_gpu
-from reportgen.finance.outlook import best_mix, day_fleet, quarter_label, quarterly
+from reportgen.finance.outlook import (
+    best_mix,
+    day_fleet,
+    hourly_replicas,
+    quarter_label,
+    quarterly,
+)
 from reportgen.finance.prices import shipped_price_book
 from tests.helpers import build_plan
 from tests.scenarios import base_row
@@ -60,8 +66,9 @@ def test_the_first_quarter_is_the_plan_and_growth_adds_replicas() -> None:
 
 def test_a_row_sized_by_its_knee_keeps_its_size_in_the_first_quarter() -> None:
     """A row with P99 targets is sized by its knee, not the closed form: the ramp's first
-    quarter is the plan's fleet for it too (the default chat-8b-l40s row: 6 GPUs by its
-    knee, 7 by the closed form), and its growth scales the rate the knee divides."""
+    quarter and the busiest hour of the autoscaled day are the plan's fleet for it too (the
+    default chat-8b-l40s row: 6 GPUs by its knee, 7 by the closed form), and its growth scales
+    the rate the knee divides."""
     plan = build_plan([base_row(model="Llama-3.1-8B", gpu="L40S", peak_qps=20, avg_qps=8,
                                 avg_prompt_tokens=600, avg_output_tokens=250,
                                 max_prompt_tokens=2000, max_output_tokens=1000,
@@ -78,3 +85,6 @@ def test_a_row_sized_by_its_knee_keeps_its_size_in_the_first_quarter() -> None:
     doubled = np.ceil(round(2 * r["peak_qps"] * r["safety_factor"]
                             / r["knee_rps_per_instance"], 9))
     assert ramp.iloc[1]["gpus"] == doubled * r["gpus_per_instance"]
+    # following the day's traffic, its busiest hour runs the plan's replicas, not more
+    day = hourly_replicas(r, None)
+    assert day.max() == r["instances"] and day.min() < r["instances"]
