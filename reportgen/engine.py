@@ -25,7 +25,7 @@ from reportgen import schema
 from reportgen.quantities import REGISTRY, Quantity, input_kind
 from reportgen.quantities.registry import KEYS_PREFIX, LOOKUP_KEYS, RAW_PREFIX, keyed_inputs
 from reportgen.units import CONSTANTS
-from reportgen.xlfuncs import Array
+from reportgen.xlfuncs import Array, group_rows
 
 RESULT_COLUMNS: tuple[str, ...] = tuple(REGISTRY)
 # Inputs that tell rows of the same model and configuration apart (the traffic, the targets,
@@ -126,35 +126,6 @@ def shared_quantities(pinned: frozenset[str] = frozenset()) -> tuple[tuple[str, 
                    and not quantity_dependencies(name) & pinned)
     context = sorted(set().union(*(raw_dependencies(name) for name in shared)))
     return shared, tuple(context)
-
-
-def group_rows(columns: Mapping[str, Array], names: Collection[str],
-               n: int) -> tuple[Array, Array]:
-    """Rows grouped by their values of the columns ``names`` (numbers by bit pattern, so equal
-    groups hold identical inputs): each row's group and each group's first row."""
-    import pandas as pd
-
-    code = np.zeros(n, dtype=np.int64)
-    size = 1
-    for name in names:
-        values = np.asarray(columns[name])
-        if values.dtype.kind == "f":
-            values = np.ascontiguousarray(values, dtype=np.float64).view(np.int64)
-        if not n or (values == values[0]).all():
-            continue  # one value: one group (overrides are mostly blank)
-        if values.dtype.kind == "i":
-            part, uniques = pd.factorize(values)
-        else:
-            part, uniques = pd.factorize(values, use_na_sentinel=False)
-        code = code * len(uniques) + part
-        size *= len(uniques)
-        if size > 2**31:  # keep the combined code small: renumber the groups so far
-            code, kept = pd.factorize(code)
-            size = len(kept)
-    groups, distinct = pd.factorize(code)
-    first = np.empty(len(distinct), dtype=np.intp)
-    first[groups[::-1]] = np.arange(n - 1, -1, -1, dtype=np.intp)
-    return groups.astype(np.intp), first
 
 
 def evaluate(

@@ -32,12 +32,11 @@ from reportgen.engine import (
     PER_ROW,
     Tables,
     evaluate,
-    group_rows,
     input_arrays,
     needed,
     raw_dependencies,
 )
-from reportgen.xlfuncs import Array, xl_round
+from reportgen.xlfuncs import Array, group_rows, xl_round
 
 # The columns a candidate sets; the others come from its row.
 CONFIG: tuple[str, ...] = ("gpu", "tp", "pp", "attention_dp", "weight_dtype", "kv_dtype",
@@ -240,18 +239,15 @@ def _signatures(scenarios: pd.DataFrame, specs: pd.DataFrame,
         heads, kv_heads, (scenarios["method"] == "tutorial").to_numpy(),
     ]
     # grouped by value (NaN with NaN), groups in order of first appearance
-    code = np.zeros(n, dtype=np.int64)
-    for column in columns:
-        part, uniques = pd.factorize(column, use_na_sentinel=False)
-        code = code * len(uniques) + part
-        code = pd.factorize(code)[0].astype(np.int64)  # keep the combined code small
-    groups = pd.factorize(code)[0]
+    groups, _ = group_rows({str(k): c for k, c in enumerate(columns)},
+                           [str(k) for k in range(len(columns))], n)
     order = np.argsort(groups, kind="stable")
     bounds = np.flatnonzero(np.diff(groups[order])) + 1
     out: dict[tuple[object, ...], np.ndarray] = {}
     for rows in np.split(order, bounds) if n else []:
-        first = int(rows[0])
-        out[tuple(column[first] for column in columns)] = rows
+        key = tuple(column[int(rows[0])] for column in columns)
+        # numbers are grouped by bit pattern: 0.0 and -0.0 are two groups of one signature
+        out[key] = np.concatenate([out[key], rows]) if key in out else rows
     return out
 
 

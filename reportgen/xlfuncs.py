@@ -7,7 +7,7 @@ scalar), the Python side calls these twins so both give the same numbers.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -108,26 +108,45 @@ def per_distinct(values: Array, fn: Any, dtype: Any = object) -> Array:
     return mapped[codes]
 
 
+def group_rows(columns: Mapping[str, Array], names: Collection[str],
+               n: int) -> tuple[Array, Array]:
+    """Rows grouped by their values of the columns ``names`` (numbers by bit pattern, so equal
+    groups hold identical inputs; a blank is a value like the others): each row's group,
+    numbered in order of first appearance, and each group's first row."""
+    import pandas as pd
+
+    code = np.zeros(n, dtype=np.int64)
+    size = 1
+    for name in names:
+        values = np.asarray(columns[name])
+        if values.dtype.kind == "f":
+            values = np.ascontiguousarray(values, dtype=np.float64).view(np.int64)
+        if not n or (values == values[0]).all():
+            continue  # one value: one group (overrides are mostly blank)
+        if values.dtype.kind == "i":
+            part, uniques = pd.factorize(values)
+        else:
+            part, uniques = pd.factorize(values, use_na_sentinel=False)
+        code = code * len(uniques) + part
+        size *= len(uniques)
+        if size > 2**31:  # keep the combined code small: renumber the groups so far
+            code, kept = pd.factorize(code)
+            size = len(kept)
+    groups, distinct = pd.factorize(code)
+    first = np.empty(len(distinct), dtype=np.intp)
+    first[groups[::-1]] = np.arange(n - 1, -1, -1, dtype=np.intp)
+    return groups.astype(np.intp), first
+
+
 def per_combination(fn: Any, *columns: Array, dtype: Any = object) -> Array:
     """``fn(a, b, ...)`` applied once to each distinct combination of the columns' values
     (rows share few distinct combinations of texts and catalog figures)."""
-    import pandas as pd
-
-    code = np.zeros(len(columns[0]), dtype=np.int64)
-    size = 1
-    factors = []
-    for column in columns:  # a blank (NaN) is a value like the others
-        part, values = pd.factorize(np.asarray(column, dtype=object), use_na_sentinel=False)
-        if size * len(values) > 2**62:  # keep the combined code in range: renumber it
-            code, seen = pd.factorize(code)
-            size = len(seen)
-        code = code * len(values) + part
-        size *= max(len(values), 1)
-        factors.append((part, values.tolist()))
-    _, first, inverse = np.unique(code, return_index=True, return_inverse=True)
-    mapped = [fn(*(values[part[row]] for part, values in factors)) for row in first.tolist()]
-    table: Array = np.array(mapped, dtype=dtype)
-    return table[inverse]
+    named = {str(k): np.asarray(column) for k, column in enumerate(columns)}
+    groups, first = group_rows(named, list(named), len(columns[0]))
+    mapped = [fn(*(column[row] for column in named.values())) for row in first.tolist()]
+    table: Array = np.empty(len(mapped), dtype=dtype)
+    table[:] = mapped
+    return table[groups]
 
 
 def lower(text: Array) -> Array:
