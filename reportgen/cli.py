@@ -131,12 +131,12 @@ def build(input_path: Path | None, out_dir: Path, title: str, formats: tuple[str
 def estimate(input_path: Path, as_json: bool, efficiency: Path | None, prices: Path | None,
              price_basis: str, debug: bool) -> None:
     """Estimate INPUT and print the results (CSV, or JSON with --json) to stdout."""
+    from reportgen.blocks import write_results
     from reportgen.pipeline import (
         load_with_efficiency,
         make_plan,
         refuse_stdout_over_input,
         results_json,
-        write_results_csv,
     )
     from reportgen.stamp import stamped_results
     from reportgen.terminal import progress_reporter
@@ -148,18 +148,20 @@ def estimate(input_path: Path, as_json: bool, efficiency: Path | None, prices: P
             checked, calibration = load_with_efficiency(input_path, efficiency, prices,
                                                         price_basis)
             refuse_stdout_over_input(sys.stdout, input_path, checked.inputs)
+            _warn(checked.warnings)
             n = len(checked.scenarios)
-            step(f"planning {n:,} scenario{'s' if n != 1 else ''}")
-            plan = make_plan(checked, input_path.name, calibration=calibration,
-                             results_only=True)
-            step(f"writing {n:,} result{'s' if n != 1 else ''}")
-            results = stamped_results(plan)
-        _warn(checked.warnings)
-        _warn(plan.calibration.warnings() if plan.calibration is not None else ())
-        if as_json:
-            click.echo(results_json(results))
-        else:
-            write_results_csv(results, sys.stdout)
+            step(f"planning and writing {n:,} scenario{'s' if n != 1 else ''}")
+            if as_json:
+                plan = make_plan(checked, input_path.name, calibration=calibration,
+                                 results_only=True)
+                calibration = plan.calibration
+                click.echo(results_json(stamped_results(plan)))
+            else:
+                sys.stdout.flush()
+                calibration = write_results(checked, input_path.name, sys.stdout.buffer,
+                                            calibration)
+                sys.stdout.buffer.flush()
+        _warn(calibration.warnings() if calibration is not None else ())
 
     _guarded(debug, action)
 

@@ -116,25 +116,34 @@ def _fields(kind: str, values: np.ndarray) -> list[str]:
     return fields
 
 
-def _chunks(header: list[str], columns: list[tuple[str, np.ndarray]], n: int) -> Iterator[str]:
-    yield ",".join(_quoted(header)) + "\n"
+def quoted_field(text: str) -> str:
+    """``text`` as a CSV field among others (quoted if it must be)."""
+    return _quoted([text])[0]
+
+
+def _chunks(header: list[str] | None, columns: list[tuple[str, np.ndarray]], n: int
+            ) -> Iterator[str]:
+    if header is not None:
+        yield ",".join(_quoted(header)) + "\n"
     for start in range(0, n, CHUNK_ROWS):
         fields = [_fields(kind, values[start : start + CHUNK_ROWS]) for kind, values in columns]
         yield "\n".join(map(",".join, zip(*fields, strict=True))) + "\n"
 
 
-def write_csv(frame: pd.DataFrame, target: Path | TextIO) -> None:
-    """``frame`` as UTF-8 CSV (no index, numbers to 10 significant digits, "\\n" line ends)."""
+def write_csv(frame: pd.DataFrame, target: Path | TextIO, header: bool = True) -> None:
+    """``frame`` as UTF-8 CSV (no index, numbers to 10 significant digits, "\\n" line ends);
+    ``header``: False leaves out the line of column names (rows that continue a file)."""
     series = [column for _, column in frame.items()]
     if len(series) < 2 or not all(map(_handled, series)):
-        frame.to_csv(target, index=False, float_format=FLOAT_FORMAT, lineterminator="\n")
+        frame.to_csv(target, index=False, float_format=FLOAT_FORMAT, lineterminator="\n",
+                     header=header)
         return
-    header = [str(c) for c in frame.columns]
+    names = [str(c) for c in frame.columns] if header else None
     columns = [_values(column) for column in series]
     if isinstance(target, Path):
         with target.open("w", encoding="utf-8", newline="") as stream:
-            for text in _chunks(header, columns, len(frame)):
+            for text in _chunks(names, columns, len(frame)):
                 stream.write(text)
     else:
-        for text in _chunks(header, columns, len(frame)):
+        for text in _chunks(names, columns, len(frame)):
             target.write(text)

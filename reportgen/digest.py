@@ -48,6 +48,7 @@ def _cell(value: object) -> str:
     return "" if math.isnan(number) else repr(number + 0.0)  # -0.0 + 0.0 == 0.0
 
 
+_ROWS_AT_ONCE = 50_000  # lines built and hashed at once (memory: a million rows are 300 MB)
 SMALL = 64  # columns this short are encoded cell by cell (factorizing costs more)
 
 
@@ -71,12 +72,13 @@ def encode_unique(values: pd.Series, encode: Callable[[object], str]) -> np.ndar
     return np.asarray(table[codes])  # code -1 (blank) picks the trailing ""
 
 
-def _digest(name: str, frame: pd.DataFrame, keys: pd.Series,
+def _digest(name: str, frame: Mapping[str, pd.Series], keys: pd.Series,
             skip: Mapping[str, str] | None = None) -> str:
-    """One line per row, ``key\tcolumn=value\t...`` over the non-blank cells, columns sorted
-    by name, lines sorted; SHA-256 of the lines under a header naming the scheme and table."""
-    parts = [encode_unique(keys.astype(str), _cell).tolist()]
-    for column in sorted(str(c) for c in frame.columns):
+    """One line per row, ``key\tcolumn=value\t...`` over the non-blank cells of the columns
+    of ``frame`` (by name), columns sorted by name, lines sorted; SHA-256 of the lines under a
+    header naming the scheme and table."""
+    encoders: list[tuple[str, Callable[[object], str]]] = []
+    for column in sorted(frame):
         prefix = "\t" + column.translate(_ESCAPE) + "="
         left_out = {"", skip[column]} if skip is not None and column in skip else {""}
 
@@ -84,10 +86,20 @@ def _digest(name: str, frame: pd.DataFrame, keys: pd.Series,
             text = _cell(value)
             return "" if text in left_out else prefix + text
 
-        parts.append(encode_unique(frame[column], field).tolist())
-    lines = list(map("".join, zip(*parts, strict=True)))  # each line joined once
-    body = "\n".join([f"{SCHEME} {name}", *sorted(lines)])
-    return hashlib.sha256(body.encode("utf-8")).hexdigest()
+        encoders.append((column, field))
+    keys = keys.astype(str)
+    lines: list[str] = []
+    for start in range(0, len(keys), _ROWS_AT_ONCE):  # a block of rows at a time
+        rows = slice(start, start + _ROWS_AT_ONCE)
+        fields = [encode_unique(keys.iloc[rows], _cell).tolist()]
+        fields += [encode_unique(frame[column].iloc[rows], encode).tolist()
+                   for column, encode in encoders]
+        lines += map("".join, zip(*fields, strict=True))  # each line joined once
+    lines.sort()
+    digest = hashlib.sha256(f"{SCHEME} {name}".encode())
+    for start in range(0, len(lines), _ROWS_AT_ONCE):  # "\n" before each line
+        digest.update(("\n" + "\n".join(lines[start:start + _ROWS_AT_ONCE])).encode("utf-8"))
+    return digest.hexdigest()
 
 
 def as_typed(scenarios: pd.DataFrame, specs: pd.DataFrame | None) -> pd.DataFrame:
@@ -97,33 +109,48 @@ def as_typed(scenarios: pd.DataFrame, specs: pd.DataFrame | None) -> pd.DataFram
         return scenarios
     typed = scenarios.copy()
     for column in specs.columns:
-        given = specs[column].fillna("").astype(str).to_numpy()
-        if (given != "").any():
-            typed[column] = typed[column].astype(object)
-            typed.loc[given != "", column] = given[given != ""]
+        typed[column] = _typed_column(scenarios, specs, column)
     return typed
+
+
+def _typed_column(scenarios: pd.DataFrame, specs: pd.DataFrame | None, name: str) -> pd.Series:
+    """Column ``name`` of :func:`as_typed` (the scenarios' own column when nothing was
+    searched in it: not copied)."""
+    column = scenarios[name]
+    if specs is None or name not in specs.columns:
+        return column
+    given = specs[name].fillna("").astype(str).to_numpy()
+    searched = given != ""
+    if not searched.any():
+        return column
+    values = column.to_numpy(dtype=object, copy=True)
+    values[searched] = given[searched]
+    return pd.Series(values, index=column.index, name=name)
 
 
 def inputs_digest(scenarios: pd.DataFrame, specs: pd.DataFrame | None = None) -> str:
     """Digest of validated scenario rows (every schema column present) and their search specs,
     keyed by scenario name (unique ignoring case, so the key is the lower-case name)."""
-    scenarios = as_typed(scenarios, specs)
-    columns = [c.name for c in schema.COLUMNS if c.name in scenarios.columns]
-    frame = scenarios[columns].reset_index(drop=True)
-    return f"{SCHEME}:" + _digest("scenarios", frame, frame["scenario"].astype(str).str.lower(),
-                                  _CHOICE_DEFAULTS)
+    columns = {c.name: _typed_column(scenarios, specs, c.name) for c in schema.COLUMNS
+               if c.name in scenarios.columns}
+    return f"{SCHEME}:" + _digest("scenarios", columns,
+                                  columns["scenario"].astype(str).str.lower(), _CHOICE_DEFAULTS)
 
 
 def reference_digest(tables: Tables, constants: Mapping[str, float | str]) -> str:
     """Digest of the constants and the lookup tables an estimate read."""
     names = pd.Series(list(constants), dtype=object)
     values = pd.DataFrame({"value": pd.Series(list(constants.values()), dtype=object)})
-    parts = [_digest("constants", values, names)]
+    parts = [_digest("constants", _by_name(values), names)]
     for name, table in (("gpus", tables.gpus), ("models", tables.models),
                         ("efficiency", tables.efficiency)):
-        parts.append(_digest(name, table.reset_index(drop=True),
+        parts.append(_digest(name, _by_name(table.reset_index(drop=True)),
                              pd.Series(table.index.astype(str), dtype=object)))
     return f"{SCHEME}:" + hashlib.sha256("\n".join(parts).encode("ascii")).hexdigest()
+
+
+def _by_name(frame: pd.DataFrame) -> dict[str, pd.Series]:
+    return {str(name): column for name, column in frame.items()}
 
 
 def scheme_of(digest: str) -> str:

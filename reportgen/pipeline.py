@@ -152,10 +152,12 @@ def make_plan(checked: ValidatedInput, input_name: str, title: str = "",
               generated: dt.date | None = None,
               calibration: UserCalibration | None = None,
               profiles: Mapping[str, np.ndarray] | None = None,
-              results_only: bool = False) -> Plan:
+              results_only: bool = False, digested: bool = True) -> Plan:
     """Search each row's configurations, choose what is budgeted, and stamp the provenance.
     ``results_only``: the plan feeds a results file, not a report: the search keeps each row's
-    best two candidates only (no alternatives for the levers and charts)."""
+    best two candidates only (no alternatives for the levers and charts). ``digested``: False
+    leaves the provenance's inputs digest blank (a block of a larger file, whose digest is
+    computed over all its rows: see :mod:`reportgen.blocks`)."""
     specs = pd.DataFrame(index=checked.scenarios.index) if checked.specs is None else checked.specs
     found = (search(checked.scenarios, specs, checked.tables, keep=2, shapes=False)
              if results_only else search(checked.scenarios, specs, checked.tables))
@@ -179,20 +181,28 @@ def make_plan(checked: ValidatedInput, input_name: str, title: str = "",
         from reportgen.calibration.user_rows import mark_used
 
         calibration = mark_used(calibration, results)
-    provenance = Provenance(
+    provenance = provenance_of(checked, typed if digested else None, input_name, title,
+                               generated)
+    return Plan(scenarios, checked.tables, results, provenance, typed=typed,
+                specs=specs, search=found, calibration=calibration,
+                simulation_notes=simulation_notes, prices=checked.prices, profiles=profiles)
+
+
+def provenance_of(checked: ValidatedInput, typed: pd.DataFrame | None, input_name: str,
+                  title: str = "", generated: dt.date | None = None) -> Provenance:
+    """What a plan of ``checked`` was computed from: ``typed`` is its rows as typed, with each
+    simulated knee (None: the inputs digest is left blank)."""
+    return Provenance(
         title=title or DEFAULT_TITLE,
         input_name=input_name,
         input_sha256=checked.sha256,
         generated=generated or dt.date.today(),
         version=__version__,
-        inputs_digest=inputs_digest(typed, specs),
+        inputs_digest="" if typed is None else inputs_digest(typed, checked.specs),
         reference_digest=reference_digest(
             checked.tables, {name: c.value for name, c in CONSTANTS.items()}
         ),
     )
-    return Plan(scenarios, checked.tables, results, provenance, typed=typed,
-                specs=specs, search=found, calibration=calibration,
-                simulation_notes=simulation_notes, prices=checked.prices, profiles=profiles)
 
 
 def _estimated_again(results: pd.DataFrame, scenarios: pd.DataFrame, tables: Tables,

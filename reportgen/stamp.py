@@ -63,11 +63,12 @@ def provenance_json(provenance: Provenance) -> str:
     }, ensure_ascii=False, separators=(",", ":"))
 
 
-def stamped_results(plan: Plan) -> pd.DataFrame:
+def stamped_results(plan: Plan, provenance: str | None = None) -> pd.DataFrame:
     """The results table with the two provenance columns appended (the results' columns are
-    shared, not copied: a copy of a million rows is a second of consolidating blocks)."""
+    shared, not copied: a copy of a million rows is a second of consolidating blocks);
+    ``provenance``: the text of every row's provenance cell (default: the plan's, as JSON)."""
     stamp = pd.DataFrame({
         INPUT_ROW: input_rows_json(as_typed(plan.typed, plan.specs)),
-        PROVENANCE: provenance_json(plan.provenance),
+        PROVENANCE: provenance_json(plan.provenance) if provenance is None else provenance,
     }, index=plan.results.index)
     return pd.concat([plan.results, stamp], axis=1)

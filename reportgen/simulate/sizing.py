@@ -25,12 +25,20 @@ from reportgen.simulate.workload import workload_for
 MAX_KNEE_ROWS = 200
 
 
+def may_need_knee(scenarios: pd.DataFrame) -> np.ndarray:
+    """Per row, whether its knee may be simulated (a P99 target and a blank knee_rps; whether
+    its configuration fits is known only once it is planned)."""
+    if "ttft_p99_ms" not in scenarios or "knee_rps" not in scenarios:
+        return np.zeros(len(scenarios), dtype=bool)
+    percentile = scenarios["ttft_p99_ms"].notna() | scenarios["tpot_p99_ms"].notna()
+    return np.asarray((percentile & scenarios["knee_rps"].isna()).to_numpy(), dtype=bool)
+
+
 def rows_to_size(scenarios: pd.DataFrame, results: pd.DataFrame) -> list[int]:
     """Positions of the rows whose knee the simulator must find."""
-    if "ttft_p99_ms" not in scenarios or "knee_rps" not in scenarios:
+    wanted = may_need_knee(scenarios)
+    if not wanted.any():
         return []
-    percentile = scenarios["ttft_p99_ms"].notna() | scenarios["tpot_p99_ms"].notna()
-    wanted = (percentile & scenarios["knee_rps"].isna()).to_numpy()
     fits = (results["in_plan_total"].to_numpy() == 1) & (results["method"].to_numpy()
                                                          == "roofline")
     return [int(i) for i in np.flatnonzero(wanted & fits)]

@@ -56,6 +56,24 @@ def test_the_calibrated_stack_uses_your_row(efficiency: Path, scenarios: Path) -
     assert plan.calibration.warnings() == ()
 
 
+def test_a_file_planned_in_blocks_uses_the_same_rows(efficiency: Path, scenarios: Path) -> None:
+    """`reportgen estimate` plans in blocks (reportgen.blocks): the rows of yours it reports
+    used are the whole plan's, and its text is the whole plan's."""
+    from reportgen.blocks import write_results
+    from reportgen.pipeline import write_results_csv
+    from reportgen.stamp import stamped_results
+
+    checked, calibration = load_with_efficiency(scenarios, efficiency)
+    plan = make_plan(checked, scenarios.name, calibration=calibration, results_only=True)
+    whole = io.StringIO()
+    write_results_csv(stamped_results(plan), whole)
+    out = io.BytesIO()
+    used = write_results(checked, scenarios.name, out, calibration, rows=1, workers=0)
+    assert used is not None and plan.calibration is not None
+    assert used.used == plan.calibration.used == (KEY,)
+    assert out.getvalue() == whole.getvalue().encode()
+
+
 def test_unused_rows_are_reported_not_applied(efficiency: Path, tmp_path: Path) -> None:
     path = tmp_path / "other.csv"
     path.write_text(SCENARIOS.splitlines()[0] + "\n"

@@ -131,7 +131,7 @@ def test_a_bug_exits_1_without_traceback_unless_debug(
     def broken(*_: object, **__: object) -> None:
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(reportgen.pipeline, "make_plan", broken)
+    monkeypatch.setattr(reportgen.pipeline, "search", broken)
     assert main(["estimate", str(good_csv)]) == 1
     err = capsys.readouterr().err
     assert "internal error (this is a bug): RuntimeError: boom" in err
