@@ -263,10 +263,10 @@ def main() -> int:
             figures = _child("--stages-child", str(path), str(out))
             if n <= MAX_PDF_SCENARIOS:
                 # as a person runs it: the workbook is written by a second process beside the PDF
-                whole, _ = _best(1, [*reportgen, "build", str(path), "--out",
-                                     str(folder / f"whole-{n}")])
-                print(f"\nreportgen build, {n:,} scenarios, every output, one process: "
-                      f"{whole:.2f} s wall")
+                whole, peak = _best(1, [*reportgen, "build", str(path), "--out",
+                                        str(folder / f"whole-{n}")])
+                print(f"\nreportgen build, {n:,} scenarios, every output, one command: "
+                      f"{whole:.2f} s wall, peak {peak:,.0f} MiB")
             print(f"\nreportgen build, {n:,} scenarios ({path.name}), stage by stage:")
             pdf_total = 0.0
             for stage, seconds, peak in figures:

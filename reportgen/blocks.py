@@ -207,22 +207,20 @@ def _write_blocks(pool: Executor, blocks: list[Block], ahead: int, target: Binar
     provenance = provenance_of(checked, typed, input_name, generated=generated)
     stamp = quoted_field(provenance_json(provenance)).encode("utf-8")
     mark = placeholder.encode("ascii")
-    written = 0
-    try:
-        for i, block in enumerate(blocks):
-            if i in held:
-                text = held.pop(i)
-            else:
+    for i, block in enumerate(blocks):
+        if i in held:
+            text = held.pop(i)
+        else:
+            try:
                 text, _, keys = running.pop(i).result()
-                used.update(keys)
-                keep_busy()
-            target.write(text.replace(mark, stamp))
-            written = block.stop
-    except Exception as err:
-        if not written:
-            raise
-        raise OutputError(
-            f"stopped after {written:,} of {blocks[-1].stop:,} rows: {err}. The results "
-            "written so far are incomplete: do not use them."
-        ) from err
+            except Exception as err:
+                if not block.start:
+                    raise
+                raise OutputError(
+                    f"stopped after {block.start:,} of {blocks[-1].stop:,} rows: {err}. The "
+                    "results written so far are incomplete: do not use them."
+                ) from err
+            used.update(keys)
+            keep_busy()
+        target.write(text.replace(mark, stamp))  # a closed pipe (`| head`) is the caller's
     return used

@@ -70,6 +70,13 @@ def describe_size(n: int) -> str:
     raise AssertionError(n)  # pragma: no cover
 
 
+def describe_sizes(size: int, limit: int) -> tuple[str, str]:
+    """``size`` and ``limit`` in words (:func:`describe_size`), in bytes where the words would
+    read the same ("200 MiB; the limit is 200 MiB" for a file just over it)."""
+    words = describe_size(size), describe_size(limit)
+    return words if words[0] != words[1] else (f"{size:,} bytes", f"{limit:,} bytes")
+
+
 def _kind(mode: int) -> str:
     """What a non-regular file is, in words."""
     if stat.S_ISDIR(mode):
@@ -132,10 +139,10 @@ def read_input(path: Path, *, what: str, limit: int, shown: str | None = None,
     """
     shown = shown if shown is not None else str(path)
     st = check_regular_file(path, what=what, shown=shown, missing=missing)
-    over = (f"{shown} is {{size}}; the limit is {describe_size(limit)}"
-            + (f" {too_big}" if too_big else "."))
+    over = f"{shown} is {{size}}; the limit is {{limit}}" + (f" {too_big}" if too_big else ".")
     if st.st_size > limit:
-        raise InputFileError(over.format(size=describe_size(st.st_size)))
+        size, most = describe_sizes(st.st_size, limit)
+        raise InputFileError(over.format(size=size, limit=most))
     try:
         fd = _open(path)
     except OSError as err:
@@ -158,7 +165,8 @@ def read_input(path: Path, *, what: str, limit: int, shown: str | None = None,
     finally:
         os.close(fd)
     if size > limit:
-        raise InputFileError(over.format(size=f"more than {describe_size(limit)}"))
+        raise InputFileError(over.format(size=f"more than {describe_size(limit)}",
+                                         limit=describe_size(limit)))
     resolved = Path(os.path.realpath(path))
     return b"".join(chunks), InputFile(shown, resolved, opened.st_dev, opened.st_ino)
 

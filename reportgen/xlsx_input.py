@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from reportgen.errors import ScenarioFileError
-from reportgen.inputfiles import describe_size
+from reportgen.inputfiles import describe_size, describe_sizes
 
 MAX_XLSX_UNCOMPRESSED_BYTES = 500 * 1024 * 1024  # refuse "zip bombs" before parsing
 MAX_XLSX_MEMBERS = 10_000
@@ -173,9 +173,10 @@ def _elements(archive: zipfile.ZipFile, name: str, source: str, *keep: str
               ) -> list[tuple[str, dict[str, str]]]:
     info = archive.getinfo(name)
     if info.file_size > MAX_XLSX_PART_BYTES:
+        size, limit = describe_sizes(info.file_size, MAX_XLSX_PART_BYTES)
         raise ScenarioFileError(
-            f"{source}: the part {name} expands to {describe_size(info.file_size)}; the limit is "
-            f"{describe_size(MAX_XLSX_PART_BYTES)}. It was not saved by a spreadsheet; open it "
+            f"{source}: the part {name} expands to {size}; the limit is "
+            f"{limit}. It was not saved by a spreadsheet; open it "
             "in Excel and save it again, or save the scenarios as CSV."
         )
     tree = _Tree(frozenset(keep))
@@ -350,9 +351,10 @@ def _shared_strings(archive: zipfile.ZipFile, part: str | None, source: str) -> 
         return []
     size = archive.getinfo(part).file_size
     if size > MAX_XLSX_SHARED_STRINGS_BYTES:
+        texts, limit = describe_sizes(size, MAX_XLSX_SHARED_STRINGS_BYTES)
         raise ScenarioFileError(
-            f"{source}: its texts (shared strings) expand to {describe_size(size)}; the limit is "
-            f"{describe_size(MAX_XLSX_SHARED_STRINGS_BYTES)}. It is not a scenario table; save "
+            f"{source}: its texts (shared strings) expand to {texts}; the limit is "
+            f"{limit}. It is not a scenario table; save "
             "the scenarios as CSV."
         )
     strings = _SharedStrings(source)

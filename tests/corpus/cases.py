@@ -246,6 +246,11 @@ REJECTED: tuple[Rejected, ...] = (
         "reportgen: too_big.csv is 200 bytes; the limit is 100 bytes (about 2,000,000 "
         "scenarios). Split the file.",
     ), make=_write(b"x" * 200), limits={"MAX_INPUT_BYTES": 100}),
+    Rejected("just_over.csv", "a file just over the size limit (its size in words would read "
+             "as the limit's)", (
+        "reportgen: just_over.csv is 20,600 bytes; the limit is 20,480 bytes (about 2,000,000 "
+        "scenarios). Split the file.",
+    ), make=_write(b"x" * 20_600), limits={"MAX_INPUT_BYTES": 20_480}),
     Rejected("gbk.csv", "GBK-encoded Chinese text", (
         "reportgen: gbk.csv is not UTF-8 text: byte 0xBF on line 2 cannot be read; it looks like "
         "GBK/GB18030-encoded Chinese text. " + CSV_FIX.format(enc="GB18030"),

@@ -119,3 +119,32 @@ def test_blocks_cover_the_rows_in_order_and_split_no_workload(
         if b.first:  # as short as the workloads allow: a workload crosses every inner cut
             for end in range(b.start + 1, b.stop):
                 assert set(keys[b.start:end]) & set(keys[end:])
+
+
+def test_a_reader_that_stops_early_ends_the_command_quietly(tmp_path: Path) -> None:
+    """`reportgen estimate big.csv | head`: the reader goes away after a few rows; the command
+    stops with the shell's code for it (141), without a message or a traceback."""
+    import subprocess
+    import sys
+
+    from reportgen.cli import EXIT_BROKEN_PIPE
+
+    with DEFAULT_INPUTS.open(encoding="utf-8") as stream:
+        header, *rows = stream.read().splitlines()
+    names = header.split(",").index("scenario")
+    lines = [header]
+    for copy in range(20):  # ~500 KB of results: more than a pipe holds
+        for row in rows:
+            cells = next(csv.reader([row]))
+            cells[names] = f"{cells[names]}-{copy}"
+            lines.append(",".join(f'"{c}"' if "," in c else c for c in cells))
+    path = tmp_path / "many.csv"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    with subprocess.Popen([sys.executable, "-m", "reportgen", "estimate", str(path)],
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          cwd=Path(__file__).resolve().parents[2]) as child:
+        assert child.stdout is not None and child.stderr is not None
+        assert child.stdout.read(1000).startswith(b"scenario,")
+        child.stdout.close()
+        assert child.wait(timeout=120) == EXIT_BROKEN_PIPE
+        assert child.stderr.read() == b""
