@@ -141,8 +141,8 @@ def read_input(path: Path, *, what: str, limit: int, shown: str | None = None,
     st = check_regular_file(path, what=what, shown=shown, missing=missing)
     over = f"{shown} is {{size}}; the limit is {{limit}}" + (f" {too_big}" if too_big else ".")
     if st.st_size > limit:
-        size, most = describe_sizes(st.st_size, limit)
-        raise InputFileError(over.format(size=size, limit=most))
+        found, most = describe_sizes(st.st_size, limit)
+        raise InputFileError(over.format(size=found, limit=most))
     try:
         fd = _open(path)
     except OSError as err:
