@@ -147,11 +147,13 @@ def worker_count(n: int, rows: int = BLOCK_ROWS) -> int:
 def write_results(checked: ValidatedInput, input_name: str, target: BinaryIO,
                   calibration: UserCalibration | None = None,
                   generated: dt.date | None = None, rows: int = BLOCK_ROWS,
-                  workers: int | None = None) -> UserCalibration | None:
+                  workers: int | None = None,
+                  written: Callable[[int], None] | None = None) -> UserCalibration | None:
     """Plan ``checked`` for a results file (as ``make_plan(results_only=True)``) and write its
     stamped results to ``target`` as UTF-8 CSV, a block of ``rows`` rows at a time by
-    ``workers`` processes (default :func:`worker_count`); the calibration with the keys the
-    plan uses. A failure after the first rows were written is an OutputError that says so."""
+    ``workers`` processes (default :func:`worker_count`), telling ``written`` how many rows
+    are out after each block; the calibration with the keys the plan uses. A failure after the
+    first rows were written is an OutputError that says so."""
     global _job
     generated = generated or dt.date.today()
     n = len(checked.scenarios)
@@ -170,7 +172,7 @@ def write_results(checked: ValidatedInput, input_name: str, target: BinaryIO,
     try:
         with pool:
             used = _write_blocks(pool, blocks, max(workers, 1) * AHEAD, target, placeholder,
-                                 checked, input_name, generated)
+                                 checked, input_name, generated, written or (lambda _: None))
     finally:
         gc.unfreeze()
         _job = None
@@ -181,7 +183,7 @@ def write_results(checked: ValidatedInput, input_name: str, target: BinaryIO,
 
 def _write_blocks(pool: Executor, blocks: list[Block], ahead: int, target: BinaryIO,
                   placeholder: str, checked: ValidatedInput, input_name: str,
-                  generated: dt.date) -> set[str]:
+                  generated: dt.date, written: Callable[[int], None]) -> set[str]:
     first = {i: pool.submit(_planned, b.start, b.stop) for i, b in enumerate(blocks) if b.first}
     waiting = deque(i for i, b in enumerate(blocks) if not b.first)
     running: dict[int, Future[tuple[bytes, np.ndarray, tuple[str, ...]]]] = {}
@@ -223,4 +225,5 @@ def _write_blocks(pool: Executor, blocks: list[Block], ahead: int, target: Binar
             used.update(keys)
             keep_busy()
         target.write(text.replace(mark, stamp))  # a closed pipe (`| head`) is the caller's
+        written(block.stop)
     return used

@@ -150,7 +150,7 @@ def estimate(input_path: Path, as_json: bool, efficiency: Path | None, prices: P
             refuse_stdout_over_input(sys.stdout, input_path, checked.inputs)
             _warn(checked.warnings)
             n = len(checked.scenarios)
-            step(f"planning and writing {n:,} scenario{'s' if n != 1 else ''}")
+            step(f"planning {n:,} scenario{'s' if n != 1 else ''}")
             if as_json:
                 plan = make_plan(checked, input_path.name, calibration=calibration,
                                  results_only=True)
@@ -158,8 +158,9 @@ def estimate(input_path: Path, as_json: bool, efficiency: Path | None, prices: P
                 click.echo(results_json(stamped_results(plan)))
             else:
                 sys.stdout.flush()
-                calibration = write_results(checked, input_path.name, sys.stdout.buffer,
-                                            calibration)
+                calibration = write_results(
+                    checked, input_path.name, sys.stdout.buffer, calibration,
+                    written=lambda k: step(f"planned and written {k:,} of {n:,} scenarios"))
                 sys.stdout.buffer.flush()
         _warn(calibration.warnings() if calibration is not None else ())
 

@@ -76,8 +76,11 @@ def test_blocks_write_the_whole_plans_text(checked: ValidatedInput, workers: int
     assert len(cut) >= 5 and any(b.first for b in cut)
     assert all(knee[b.start:b.stop].any() == b.first for b in cut)
     out = io.BytesIO()
-    write_results(middle, "big.csv", out, generated=GENERATED, rows=5, workers=workers)
+    done: list[int] = []  # rows out after each block: the command's progress
+    write_results(middle, "big.csv", out, generated=GENERATED, rows=5, workers=workers,
+                  written=done.append)
     assert out.getvalue() == whole_text(middle)
+    assert done == [b.stop for b in cut]
 
 
 def test_a_failure_after_the_first_rows_says_the_output_is_incomplete(
