@@ -165,9 +165,10 @@ def write_results(checked: ValidatedInput, input_name: str, target: BinaryIO,
     workers = worker_count(n, rows) if workers is None else workers
     placeholder = f"provenance-{secrets.token_hex(8)}"
     _job = _Job(checked, input_name, generated, calibration, placeholder)
-    pool: Executor = (ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"))
-                      if workers else _InPlace())
-    forked.release_free_memory()  # what reading the file freed is not handed to the workers
+    pool: Executor = _InPlace()
+    if workers:  # forked at the first block
+        pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"))
+        forked.release_free_memory()  # what reading the file freed is not handed to the workers
     gc.freeze()  # the workers' collections leave the inherited objects (and their pages) alone
     try:
         with pool:

@@ -31,15 +31,12 @@ def release_free_memory() -> None:
     nothing): after a large file is read, hundreds of MB stay mapped but unused, and forked
     workers would inherit them."""
     import ctypes
-    import ctypes.util
 
-    name = ctypes.util.find_library("c")
     try:
-        trim = ctypes.CDLL(name).malloc_trim if name else None
+        trim = ctypes.CDLL(None).malloc_trim  # the C library this process runs on
     except (OSError, AttributeError):  # not glibc
         return
-    if trim is not None:
-        trim(0)
+    trim(0)
 
 
 def _run(work: Callable[[], None], report: Connection) -> None:
