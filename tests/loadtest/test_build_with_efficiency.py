@@ -5,6 +5,7 @@ workbook's calibration block appear only when a scenario uses one of your rows."
 
 from __future__ import annotations
 
+import datetime as dt
 import io
 from pathlib import Path
 
@@ -64,11 +65,14 @@ def test_a_file_planned_in_blocks_uses_the_same_rows(efficiency: Path, scenarios
     from reportgen.stamp import stamped_results
 
     checked, calibration = load_with_efficiency(scenarios, efficiency)
-    plan = make_plan(checked, scenarios.name, calibration=calibration, results_only=True)
+    day = dt.date(2026, 1, 15)
+    plan = make_plan(checked, scenarios.name, calibration=calibration, generated=day,
+                     results_only=True)
     whole = io.StringIO()
     write_results_csv(stamped_results(plan), whole)
     out = io.BytesIO()
-    used = write_results(checked, scenarios.name, out, calibration, rows=1, workers=0)
+    used = write_results(checked, scenarios.name, out, calibration, generated=day, rows=1,
+                         workers=0)
     assert used is not None and plan.calibration is not None
     assert used.used == plan.calibration.used == (KEY,)
     assert out.getvalue() == whole.getvalue().encode()
