@@ -123,12 +123,13 @@ def group_rows(columns: Mapping[str, Array], names: Collection[str],
             values = np.ascontiguousarray(values, dtype=np.float64).view(np.int64)
         if not n or (values == values[0]).all():
             continue  # one value: one group (overrides are mostly blank)
-        if values.dtype.kind == "i":
-            part, uniques = pd.factorize(values)
-        else:
-            part, uniques = pd.factorize(values, use_na_sentinel=False)
-        code = code * len(uniques) + part
-        size *= len(uniques)
+        part, uniques = pd.factorize(values)
+        count = len(uniques)
+        if values.dtype.kind != "i" and part.min() < 0:  # blanks (None, NaN): one more group
+            part = np.where(part < 0, count, part)  # faster than use_na_sentinel=False
+            count += 1
+        code = code * count + part
+        size *= count
         if size > 2**31:  # keep the combined code small: renumber the groups so far
             code, kept = pd.factorize(code)
             size = len(kept)
