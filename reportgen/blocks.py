@@ -137,13 +137,6 @@ class _InPlace(Executor):
         return future
 
 
-def worker_count(n: int, rows: int = BLOCK_ROWS) -> int:
-    """Worker processes for ``n`` rows: one per core when there is more than a block and more
-    than one core to plan it, else none (planned here)."""
-    cores = forked.cores()
-    return cores if n > rows and cores >= 2 and forked.can_fork() else 0
-
-
 def write_results(checked: ValidatedInput, input_name: str, target: BinaryIO,
                   calibration: UserCalibration | None = None,
                   generated: dt.date | None = None, rows: int = BLOCK_ROWS,
@@ -151,9 +144,9 @@ def write_results(checked: ValidatedInput, input_name: str, target: BinaryIO,
                   written: Callable[[int], None] | None = None) -> UserCalibration | None:
     """Plan ``checked`` for a results file (as ``make_plan(results_only=True)``) and write its
     stamped results to ``target`` as UTF-8 CSV, a block of ``rows`` rows at a time by
-    ``workers`` processes (default :func:`worker_count`), telling ``written`` how many rows
-    are out after each block; the calibration with the keys the plan uses. A failure after the
-    first rows were written is an OutputError that says so."""
+    ``workers`` processes (default: one per core; none for a single block), telling
+    ``written`` how many rows are out after each block; the calibration with the keys the plan
+    uses. A failure after the first rows were written is an OutputError that says so."""
     global _job
     generated = generated or dt.date.today()
     n = len(checked.scenarios)
@@ -162,7 +155,8 @@ def write_results(checked: ValidatedInput, input_name: str, target: BinaryIO,
         blocks = [Block(0, n, first=True)]
     else:
         blocks = workload_blocks(workload_keys(checked), rows, knee)
-    workers = worker_count(n, rows) if workers is None else workers
+    if workers is None:
+        workers = forked.worker_count() if len(blocks) > 1 else 0
     placeholder = f"provenance-{secrets.token_hex(8)}"
     _job = _Job(checked, input_name, generated, calibration, placeholder)
     pool: Executor = _InPlace()

@@ -26,6 +26,13 @@ def can_fork() -> bool:
     return "fork" in multiprocessing.get_all_start_methods()
 
 
+def worker_count(min_workers: int = 2) -> int:
+    """Worker processes to fork for work split over cores: one per CPU core this process may
+    use, or 0 (the work is done in place) with fewer than ``min_workers`` cores or no fork."""
+    available = cores()
+    return available if available >= min_workers and can_fork() else 0
+
+
 def release_free_memory() -> None:
     """Hand the heap's free pages back to the system (glibc's ``malloc_trim``; elsewhere
     nothing): after a large file is read, hundreds of MB stay mapped but unused, and forked
@@ -87,7 +94,7 @@ class Forked:
 def start(work: Callable[[], None], min_cores: int = 2) -> Forked:
     """``work()`` in a forked process while the caller goes on (in place, done already, with
     fewer than ``min_cores`` cores or no fork); :meth:`Forked.wait` for it."""
-    if cores() < min_cores or not can_fork():
+    if not worker_count(min_cores):
         work()
         return Forked(None, None)
     context = multiprocessing.get_context("fork")

@@ -151,8 +151,7 @@ _batch: ContextVar[ChartBatch | None] = ContextVar("reportgen_chart_batch", defa
 def worker_count(min_workers: int = 2) -> int:
     """The processes :func:`drawn_in_parallel` draws charts with: one per CPU core this process
     may use, or 0 (charts drawn in place) with fewer than ``min_workers`` cores or no fork."""
-    cores = forked.cores()
-    return cores if cores >= min_workers and forked.can_fork() else 0
+    return forked.worker_count(min_workers)
 
 
 @contextmanager
