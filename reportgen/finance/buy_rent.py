@@ -9,12 +9,14 @@ power are compared; the others say why not. Colocation or hosting is not include
 
 from __future__ import annotations
 
+import datetime as dt
 import math
 from dataclasses import dataclass
 
 import pandas as pd
 
-from reportgen.finance.prices import PriceBook
+from reportgen.finance.prices import PriceBook, status
+from reportgen.i18n import _
 from reportgen.units import CONSTANTS
 
 HOURS_PER_MONTH = float(CONSTANTS["HOURS_PER_MONTH"].value)
@@ -36,29 +38,33 @@ class OwnershipTerms:
 SERVER_KW = {"H100-SXM": 10.2}  # NVIDIA DGX H100 (8U), as cited by servnetuk.com (2026-07-05)
 
 COLUMNS: tuple[str, ...] = (
-    "gpu", "nodes", "capex", "sku", "price_date", "monthly_depreciation", "monthly_power",
+    "gpu", "nodes", "capex", "sku", "price_date", "price_status", "monthly_depreciation",
+    "monthly_power",
     "monthly_hosting", "monthly_own", "monthly_rent", "break_even_month", "note",
 )
 
 
 def buy_or_rent(results: pd.DataFrame, book: PriceBook | None,
-                terms: OwnershipTerms = OwnershipTerms()) -> pd.DataFrame:
-    """One row per GPU type of the budgeted rows."""
+                terms: OwnershipTerms = OwnershipTerms(),
+                as_of: dt.date | None = None) -> pd.DataFrame:
+    """One row per GPU type of the budgeted rows; ``price_status``: the purchase quote's age at
+    ``as_of``, the plan's date (current, stale or undated, as the price sources say it)."""
     counted = results[results["counted"] == 1]
     out = []
     for gpu, rows in counted.groupby("gpu", sort=True):
         nodes = float(rows["nodes"].sum())
         rent = float(rows["monthly_cost"].sum())
         record: dict[str, object] = {c: math.nan for c in COLUMNS}
-        record.update(gpu=gpu, nodes=nodes, monthly_rent=rent, sku="", price_date="", note="")
+        record.update(gpu=gpu, nodes=nodes, monthly_rent=rent, sku="", price_date="",
+                      price_status="", note="")
         purchase = None
         if book is not None:
             found = book.rows[(book.rows["gpu"] == gpu) & (book.rows["basis"] == "purchase")]
             purchase = None if found.empty else found.iloc[0]
         if purchase is None:
-            record["note"] = "no purchase price in the price book"
+            record["note"] = _("no purchase price in the price book")
         elif str(gpu) not in SERVER_KW:
-            record["note"] = "no server power figure for this GPU"
+            record["note"] = _("no server power figure for this GPU")
         else:
             capex = nodes * float(purchase["price"])
             depreciation = capex * (1 - terms.residual_fraction) / (terms.depreciation_years * 12)
@@ -68,9 +74,10 @@ def buy_or_rent(results: pd.DataFrame, book: PriceBook | None,
             saving = rent - power - hosting
             record.update(
                 capex=capex, sku=str(purchase["sku"]), price_date=str(purchase["date"]),
+                price_status=status(str(purchase["date"]), as_of or dt.date.today()),
                 monthly_depreciation=depreciation, monthly_power=power, monthly_hosting=hosting,
                 monthly_own=depreciation + power + hosting,
                 break_even_month=(math.ceil(capex / saving) if saving > 0 else math.nan),
-                note=("hosting not included" if terms.hosting_usd_per_kw_month == 0 else ""))
+                note=(_("hosting not included") if terms.hosting_usd_per_kw_month == 0 else ""))
         out.append(record)
     return pd.DataFrame(out, columns=list(COLUMNS))

@@ -20,6 +20,7 @@ import pandas as pd
 
 from reportgen.finance.demand import HOURS, profile_for, workload_rates
 from reportgen.finance.prices import PriceBook
+from reportgen.i18n import _
 from reportgen.quantities.billing import billed_units_of
 from reportgen.units import CONSTANTS
 from reportgen.xlfuncs import ceil_snapped
@@ -88,7 +89,7 @@ def day_fleet(results: pd.DataFrame, book: PriceBook | None,
     cheapest reserved-plus-on-demand mix when the price book has a reserved_1y price for the
     same GPU and unit as the row's on-demand price."""
     out = []
-    for _, row in results[results["counted"] == 1].iterrows():
+    for _row, row in results[results["counted"] == 1].iterrows():
         profile = profile_for(profiles or {}, str(row["workload"]))
         replicas = hourly_replicas(row, profile)
         units = _units(row, replicas)
@@ -97,8 +98,9 @@ def day_fleet(results: pd.DataFrame, book: PriceBook | None,
         peak = float(row["monthly_cost"])
         record = {
             "scenario": row["scenario"], "gpu": row["gpu"],
-            "shape": "your profile" if profile is not None else
-                     f"peak {float(row['peak_qps']):g} / average {float(row['avg_qps']):g} req/s",
+            "shape": _("your profile") if profile is not None else
+                     _("peak {peak} / average {average} req/s").format(
+                         peak=f"{float(row['peak_qps']):g}", average=f"{float(row['avg_qps']):g}"),
             "peak_replicas": float(row["instances"]),
             "peak_replica_hours_per_day": float(row["instances"]) * HOURS,
             "autoscaled_replica_hours_per_day": float(replicas.sum()),
@@ -109,18 +111,23 @@ def day_fleet(results: pd.DataFrame, book: PriceBook | None,
         }
         committed = _price(book, str(row["gpu"]), COMMIT_BASIS)
         if str(row["price_basis"]) != "on_demand":
-            record["mix_note"] = f"the plan is priced {row['price_basis']}, not on demand"
+            record["mix_note"] = _("the plan is priced {basis}, not on demand").format(
+                basis=row["price_basis"])
         elif committed is None:
-            record["mix_note"] = f"no {COMMIT_BASIS} price in the price book"
+            record["mix_note"] = _("no {basis} price in the price book").format(
+                basis=COMMIT_BASIS)
         elif (str(committed["unit"]) != str(row["price_unit"])
               or float(committed["gpus_per_unit"]) != float(row["billed_unit_gpus"])):
-            record["mix_note"] = f"the {COMMIT_BASIS} price is for another unit"
+            record["mix_note"] = _("the {basis} price is for another unit").format(
+                basis=COMMIT_BASIS)
         else:
             level, hourly = best_mix(units, price, float(committed["price"]))
             record.update(reserved_units=level, mix_monthly_cost=hourly * HOURS_PER_MONTH,
                           mix_saving_monthly_cost=peak - hourly * HOURS_PER_MONTH,
-                          mix_note=f"{level:g} × {committed['sku'] or 'GPU'} reserved at "
-                                   f"{float(committed['price']):g} USD/h, the rest on demand")
+                          mix_note=_("{units} × {unit} reserved at {price} USD/h, the rest on "
+                                     "demand").format(units=f"{level:g}",
+                                                      unit=committed["sku"] or "GPU",
+                                                      price=f"{float(committed['price']):g}"))
         out.append(record)
     return pd.DataFrame(out, columns=list(DAY_COLUMNS))
 
@@ -141,7 +148,7 @@ def quarterly(results: pd.DataFrame, start: dt.date) -> pd.DataFrame:
     rows = []
     for q in range(horizon):
         gpus = nodes = cost = 0.0
-        for _, row in counted.iterrows():
+        for _row, row in counted.iterrows():
             growth = (1 + float(row["growth_per_quarter"])) ** q
             rate = float(row["peak_qps"]) * growth
             replicas = max(float(ceil_snapped(np.asarray(replicas_per_rps(row) * rate)))

@@ -3,6 +3,7 @@ purchase quote and the ownership terms, by hand; GPUs without a purchase price s
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import pytest
@@ -42,3 +43,23 @@ def test_hosting_and_residual_change_the_monthly_cost() -> None:
     assert hosted["monthly_depreciation"] == pytest.approx(0.75 * plain["monthly_depreciation"])
     assert hosted["monthly_hosting"] == pytest.approx(plain["nodes"] * 10.2 * 1.56 * 150.0)
     assert hosted["note"] == ""
+
+
+def test_the_purchase_quote_says_how_old_it_is() -> None:
+    """The H100 quote is dated 2024-08: current for a plan of 2025-06, stale (more than 12
+    months old, as the price sources say it) for one of 2026-12, whose PDF flags it."""
+    import datetime as dt
+
+    from reportgen.render import pdf
+
+    plan = build_plan([base_row(peak_qps=20, tp=8)])
+    quote = buy_or_rent(plan.results, BOOK, as_of=dt.date(2025, 6, 1)).iloc[0]
+    assert (quote["price_date"], quote["price_status"]) == ("2024-08", "current")
+    assert buy_or_rent(plan.results, BOOK, as_of=dt.date(2026, 12, 5)).iloc[0][
+        "price_status"] == "stale"
+    late = dataclasses.replace(plan, prices=BOOK, provenance=dataclasses.replace(
+        plan.provenance, generated=dt.date(2026, 12, 5)))
+    flag = "stale: quoted more than 12 months before this plan"
+    html = pdf.render_html(late)
+    buy_table = html[html.index('class="data outlook-buy"'):]
+    assert flag in buy_table[:buy_table.index("</table>")]

@@ -10,7 +10,6 @@ from reportgen.finance.buy_rent import OwnershipTerms, buy_or_rent
 from reportgen.finance.outlook import day_fleet, quarterly
 from reportgen.i18n import _
 from reportgen.plan import Plan
-from reportgen.render.context.common import fmt_value
 from reportgen.render.context.models import Num
 
 
@@ -49,6 +48,7 @@ class BuyRow:
     capex: Num
     sku: str
     price_date: str
+    price_status: str  # current, stale or undated (finance.prices.status)
     depreciation: Num
     power: Num
     own: Num
@@ -59,12 +59,11 @@ class BuyRow:
 
 @dataclass(frozen=True)
 class Outlook:
-    """The demand-over-time page and its one-sentence summary."""
+    """The demand-over-time page."""
 
     rows: tuple[DayRow, ...]
     total: DayRow
     quarters: tuple[QuarterRow, ...]
-    sentence: str
     buy: tuple[BuyRow, ...] = ()
     terms: str = ""
 
@@ -95,40 +94,22 @@ def outlook(plan: Plan) -> Outlook:
                                 Num(q["nodes"], "nodes"), _money(q["monthly_cost"]),
                                 Num(q["quarter_cost"], "USD/quarter")) for _row, q in
                      quarterly(plan.results, plan.provenance.generated).iterrows())
-    sentence = ""
-    if peak > 0:
-        sentence = _(
-            "Following each day's traffic would cost {scaled} a month ({share} less than "
-            "peak-sized, before start-up delays); a 1-year reserved baseline with on-demand "
-            "burst {mixed}.").format(scaled=fmt_value(scaled, "USD/month"),
-                                     share=fmt_value(1 - scaled / peak, "fraction"),
-                                     mixed=fmt_value(mixed, "USD/month"))
     terms = OwnershipTerms()
     buy = tuple(BuyRow(
         str(b["gpu"]), Num(b["nodes"], "nodes"), Num(_finite(b["capex"]), "USD one-off"),
         str(b["sku"]),
-        str(b["price_date"]), _money(b["monthly_depreciation"]), _money(b["monthly_power"]),
-        _money(b["monthly_own"]), _money(b["monthly_rent"]),
+        str(b["price_date"]), str(b["price_status"]), _money(b["monthly_depreciation"]),
+        _money(b["monthly_power"]), _money(b["monthly_own"]), _money(b["monthly_rent"]),
         Num(_finite(b["break_even_month"]), "count"), str(b["note"]))
-        for _row, b in buy_or_rent(plan.results, plan.prices, terms).iterrows())
+        for _row, b in buy_or_rent(plan.results, plan.prices, terms,
+                                   plan.provenance.generated).iterrows())
     words = _("straight-line over {years} years, residual {residual} (assumptions); power at the "
               "servers' maximum draw × PUE {pue} (Uptime Institute 2024 survey average) × "
               "{cents} ¢/kWh (EIA, industrial, Middle Atlantic, April 2025); colocation, staff, "
               "networking switches and support not included").format(
                   years=f"{terms.depreciation_years:g}", residual=f"{terms.residual_fraction:.0%}",
                   pue=f"{terms.pue:g}", cents=f"{terms.usd_per_kwh * 100:.2f}")
-    paid = [b for b in buy if b.break_even.value is not None]
-    if paid:
-        # TRANSLATORS: one clause of "Buying … pays back in month 14; buying … ." (one per GPU).
-        paybacks = [_("Buying the {gpu} servers ({capex}) pays back in month {month}").format(
-            gpu=b.gpu, capex=fmt_value(b.capex.value, "USD one-off"),
-            month=f"{b.break_even.value:g}") for b in paid]
-        # TRANSLATORS: separates the clauses of one sentence ("a; b").
-        clauses = _("; ").join(paybacks)
-        # TRANSLATORS: ends a sentence made of clauses ({clauses}: the clauses joined).
-        ending = _("{clauses}.").format(clauses=clauses)
-        sentence = " ".join(part for part in (sentence, ending) if part)
-    return Outlook(rows, total, quarters, sentence, buy, words)
+    return Outlook(rows, total, quarters, buy, words)
 
 
 def _finite(value: float) -> float | None:
