@@ -22,11 +22,11 @@ from markupsafe import Markup, escape
 from weasyprint import HTML
 from weasyprint.urls import FatalURLFetchingError, URLFetcher
 
-from reportgen import i18n
+from reportgen import forked, i18n
 from reportgen.errors import OutputError
 from reportgen.formats import format_value
 from reportgen.plan import Plan
-from reportgen.render import charts, context
+from reportgen.render import charts, context, pdf_parts
 
 TEMPLATES_DIR = Path(__file__).resolve().parents[2] / "templates"
 ENTRY_TEMPLATE = "report.html.j2"
@@ -86,6 +86,8 @@ def environment(templates_dir: Path | None = None) -> jinja2.Environment:
     env.globals["_"] = i18n._
     env.globals["ngettext"] = i18n.ngettext
     env.globals["page_numbers"] = page_numbers
+    env.globals["css_string"] = pdf_parts.css_string
+    env.globals["PART_BREAK"] = pdf_parts.PART_BREAK
     return env
 
 
@@ -119,15 +121,25 @@ class SafeURLFetcher(URLFetcher):  # type: ignore[misc]
         raise ValueError(f"blocked URL: {url}")
 
 
+def blocked_resource(root: Path, exc: BaseException) -> str:
+    """What to tell a person whose template asks for a resource it may not have."""
+    return (f"the report template asks for a resource outside {root.name}/ or on the network "
+            f"({exc}); only data: URLs and files in the templates folder are allowed")
+
+
 def html_to_pdf(html: str, templates_dir: Path | None = None,
                 progress: Callable[[str], None] | None = None) -> bytes:
     """Lay out HTML whose relative links resolve in the templates folder; return the PDF bytes.
-    ``progress`` is told when the layout starts and how many pages are being written.
+    ``progress`` is told when the layout starts and how many pages are being written. HTML
+    marked with part breaks is laid out in parts by a worker per core (:mod:`pdf_parts`).
 
     Raises :class:`OutputError` when the HTML asks for anything outside the templates folder.
     """
     step = progress or (lambda _: None)
     root = _templates(templates_dir)
+    workers = forked.worker_count()
+    if workers and pdf_parts.PART_BREAK in html:
+        return pdf_parts.join_parts(html, root, workers, progress)
     source = HTML(string=html, base_url=root.as_uri() + "/", url_fetcher=SafeURLFetcher(root))
     try:
         step("laying out the pages")
@@ -135,10 +147,7 @@ def html_to_pdf(html: str, templates_dir: Path | None = None,
         step(f"writing {len(document.pages):,} pages")
         pdf: bytes = document.write_pdf()
     except FatalURLFetchingError as exc:  # a BaseException: `except Exception` misses it
-        raise OutputError(
-            f"the report template asks for a resource outside {root.name}/ or on the network "
-            f"({exc}); only data: URLs and files in the templates folder are allowed"
-        ) from exc
+        raise OutputError(blocked_resource(root, exc)) from exc
     return pdf
 
 

@@ -1,0 +1,287 @@
+"""The report laid out in parts by worker processes, one per core, and joined into one PDF.
+
+WeasyPrint lays out and draws a report page by page in one process (about 0.15 s a page here);
+a report of 200 scenarios has hundreds of pages. Its HTML marks where another process may take
+over (:data:`PART_BREAK`, between top-level sections, each of which starts a page); the parts
+are laid out and written by forked workers and joined with pypdf. What crosses the parts is put
+back when they are joined:
+
+- "Page 3 of 56": the parts are laid out without it; a document of blank pages carrying only
+  the page numbers, in the report's own style, is laid out once the pages are counted and
+  stamped onto the joined pages;
+- the contents' page numbers on the cover: the cover is laid out first with placeholders (to
+  count its pages) and again at the end with each entry's page written out;
+- links to another part (the contents, the summary's rows): taken out of the part before it is
+  written (WeasyPrint would drop them) and added to the joined file, to the same named
+  destinations; each part's named destinations and outline are copied by pypdf.
+
+The same HTML gives the same pages and the same bytes, whatever the number of workers.
+"""
+
+from __future__ import annotations
+
+import html
+import io
+import multiprocessing
+import re
+from collections.abc import Callable, Mapping
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
+from pathlib import Path
+
+from markupsafe import Markup
+
+from reportgen.errors import OutputError
+
+PART_BREAK = Markup("<!-- reportgen:part -->")
+
+PX_TO_PT = 0.75  # WeasyPrint lays out in CSS pixels; PDF space is in points (1 px = 0.75 pt)
+# text weight of a part (characters of HTML, charts excluded): about 6 pages of the report
+PART_CHARS = 25_000
+SHEET_PAGES = 100  # pages of page numbers a worker lays out at a time
+_DATA_URL = re.compile(r"data:[^\"')\s]+")
+_NO_PAGE_NUMBER = "<style>@page { @bottom-right { content: none; } }</style>"
+_PAGE_NUMBER_ONLY = ("<style>@page { @top-left { content: none; } @top-right { content: none; } "
+                     "@bottom-left { content: none; } } "
+                     ".page-number-sheet + .page-number-sheet { break-before: page; }</style>")
+
+
+@dataclass(frozen=True)
+class Link:
+    """A link to a named destination in another part: its page in the part and its rectangle
+    in PDF points."""
+
+    page: int
+    rect: tuple[float, float, float, float]
+    target: str
+
+
+@dataclass(frozen=True)
+class Part:
+    """A part laid out and written: its PDF, pages, named destinations (name → page in the part)
+    and the links that leave it."""
+
+    pdf: bytes
+    pages: int
+    anchors: dict[str, int]
+    links: tuple[Link, ...]
+
+
+def css_string(text: str) -> Markup:
+    """``text`` as a quoted CSS string that is safe inside a ``<style>`` element: every
+    character other than letters, digits, spaces and plain punctuation as a CSS escape."""
+    safe = re.compile(r"[A-Za-z0-9 .,:;!?()+=_@#%*/-]")
+    return Markup('"' + "".join(c if safe.fullmatch(c) else f"\\{ord(c):x} " for c in text)
+                  + '"')
+
+
+def split(html: str) -> tuple[str, list[str]]:
+    """The HTML's head (everything up to ``<body>``) and its body cut at each part break."""
+    head, body = html.split("<body>", 1)
+    body = body.rsplit("</body>", 1)[0]
+    return head, body.split(str(PART_BREAK))
+
+
+def group(pieces: list[str], chars: int = PART_CHARS) -> list[str]:
+    """Consecutive pieces joined into parts of about ``chars`` characters of text each (charts
+    not counted: they cost little to lay out); the first piece (the cover) stays alone."""
+    parts = [pieces[0]]
+    current: list[str] = []
+    weight = 0
+    for piece in pieces[1:]:
+        current.append(piece)
+        weight += len(_DATA_URL.sub("", piece))
+        if weight >= chars:
+            parts.append("".join(current))
+            current, weight = [], 0
+    if current:
+        parts.append("".join(current))
+    return parts
+
+
+def document(head: str, body: str, style: str = "") -> str:
+    return f"{head.replace('</head>', style + '</head>', 1)}<body>{body}</body>\n</html>\n"
+
+
+def contents_numbers(pages: Mapping[str, int | str]) -> str:
+    """A style that writes each contents entry's page (placeholder text before the pages are
+    counted) where the stylesheet asks for the target's page counter."""
+    rules = (f'.toc a[href={css_string("#" + name)}]::after {{ content: "{page}"; }}'
+             for name, page in pages.items())
+    return "<style>" + "\n".join(rules) + "</style>"
+
+
+def lay_out(source: str, root: Path) -> Part:
+    """Lay out and write one part; links to anchors it does not hold are taken out and listed."""
+    from weasyprint import HTML
+    from weasyprint.urls import FatalURLFetchingError
+
+    from reportgen.render.pdf import SafeURLFetcher, blocked_resource
+
+    try:
+        rendered = HTML(string=source, base_url=root.as_uri() + "/",
+                        url_fetcher=SafeURLFetcher(root)).render()
+        anchors: dict[str, int] = {}
+        for number, page in enumerate(rendered.pages):
+            for name in page.anchors:
+                anchors.setdefault(name, number)
+        leaving: list[Link] = []
+        for number, page in enumerate(rendered.pages):
+            height = page.height
+            kept = []
+            for link in page.links:
+                kind, target, (x1, y1, x2, y2), _box = link
+                if kind == "internal" and target not in anchors:
+                    leaving.append(Link(number, (x1 * PX_TO_PT, (height - y1) * PX_TO_PT,
+                                                 x2 * PX_TO_PT, (height - y2) * PX_TO_PT), target))
+                else:
+                    kept.append(link)
+            page.links[:] = kept
+        data = rendered.write_pdf()
+    except FatalURLFetchingError as exc:  # a BaseException, which a pool cannot send back
+        raise OutputError(blocked_resource(root, exc)) from None
+    return Part(data, len(rendered.pages), anchors, tuple(leaving))
+
+
+_SOURCES: list[str] = []  # the parts' HTML, inherited by the forked workers
+
+
+def _lay_out_inherited(index: int, root: Path) -> Part:
+    return lay_out(_SOURCES[index], root)
+
+
+def _contents_targets(cover: str) -> list[str]:
+    """The anchors the cover's contents link to, in order."""
+    return [html.unescape(name) for name in re.findall(r'<a href="#([^"]+)"', cover)]
+
+
+def _page_number_sheets(head: str, total: int, per_sheet: int = SHEET_PAGES) -> list[str]:
+    """Documents of blank pages carrying only "Page 3 of 56" in the report's style, in pieces of
+    ``per_sheet`` pages that workers lay out side by side (each starts its page counter where
+    the one before stopped; the total is written out)."""
+    known_total = head.replace("counter(pages)", f'"{total}"')
+    sheets = []
+    for first in range(0, total, per_sheet):
+        pages = min(per_sheet, total - first)
+        start = f"<style>@page :first {{ counter-set: page {first + 1}; }}</style>"
+        sheets.append(document(known_total, '<div class="page-number-sheet"></div>' * pages,
+                               _PAGE_NUMBER_ONLY + start))
+    return sheets
+
+
+def _first_pages(parts: list[Part]) -> list[int]:
+    """Each part's first page in the joined file (0-based)."""
+    first, out = 0, []
+    for part in parts:
+        out.append(first)
+        first += part.pages
+    return out
+
+
+def join_parts(source: str, root: Path, workers: int,
+               progress: Callable[[str], None] | None = None, part_chars: int = PART_CHARS,
+               sheet_pages: int = SHEET_PAGES) -> bytes:
+    """The PDF of ``source`` (HTML marked with :data:`PART_BREAK`), laid out in parts of about
+    ``part_chars`` characters by ``workers`` forked processes and joined: the same pages as one
+    process lays out."""
+    step = progress or (lambda _: None)
+    head, pieces = split(source)
+    bodies = group(pieces, part_chars)
+    entries = _contents_targets(bodies[0])
+
+    def cover(pages: Mapping[str, int | str]) -> str:
+        return document(head, bodies[0], _NO_PAGE_NUMBER + contents_numbers(
+            {name: pages.get(name, "") for name in entries}))
+
+    _SOURCES[:] = [cover({name: "0000" for name in entries}),  # to count the cover's pages
+                   *(document(head, body, _NO_PAGE_NUMBER) for body in bodies[1:])]
+    step("laying out the pages")
+    try:
+        with ProcessPoolExecutor(workers,
+                                 mp_context=multiprocessing.get_context("fork")) as pool:
+            # the heaviest parts first, so that no worker is left with a long one at the end
+            order = sorted(range(len(_SOURCES)), key=lambda i: -len(_DATA_URL.sub("", _SOURCES[i])))
+            futures = {i: pool.submit(_lay_out_inherited, i, root) for i in order}
+            parts = [futures[i].result() for i in range(len(_SOURCES))]
+            total = sum(p.pages for p in parts)
+            numbers = [pool.submit(lay_out, sheet, root)
+                       for sheet in _page_number_sheets(head, total, sheet_pages)]
+            for _ in range(_COVER_TRIES):  # the cover's own length moves every page after it
+                first = _first_pages(parts)
+                pages = _anchor_pages(parts, first)
+                final = lay_out(cover(pages), root)
+                settled, parts[0] = final.pages == parts[0].pages, final
+                if settled:
+                    break
+            else:
+                raise RuntimeError("the cover's length did not settle")
+            if sum(p.pages for p in parts) != total:  # the cover grew: numbers again
+                total = sum(p.pages for p in parts)
+                numbers = [pool.submit(lay_out, sheet, root)
+                           for sheet in _page_number_sheets(head, total, sheet_pages)]
+            stamps = [sheet.result() for sheet in numbers]
+    except BrokenProcessPool as exc:  # a worker killed (out of memory) or crashed
+        raise OutputError(f"a process laying out the PDF report ended before its part was "
+                          f"done ({exc}); the report was not written") from None
+    finally:
+        _SOURCES.clear()
+    step(f"writing {total:,} pages")
+    return _joined(parts, stamps)
+
+
+_COVER_TRIES = 3
+
+
+def _anchor_pages(parts: list[Part], first: list[int]) -> dict[str, int]:
+    """Each named destination's page in the joined file (1-based; the first of a repeated name,
+    as WeasyPrint does)."""
+    pages: dict[str, int] = {}
+    for start, part in zip(first, parts, strict=True):
+        for name, page in part.anchors.items():
+            pages.setdefault(name, start + page + 1)
+    return pages
+
+
+def _joined(parts: list[Part], stamps: list[Part]) -> bytes:
+    """The parts as one PDF: pages in order, page numbers stamped on, the links between parts
+    added, the first part's title, producer and language."""
+    from pypdf import PdfReader, PdfWriter
+    from pypdf.generic import (
+        ArrayObject,
+        DictionaryObject,
+        FloatObject,
+        NameObject,
+        NumberObject,
+        TextStringObject,
+    )
+
+    writer = PdfWriter()
+    readers = [PdfReader(io.BytesIO(part.pdf)) for part in parts]
+    for reader in readers:
+        writer.append(reader)
+    sheets = [sheet for stamp in stamps for sheet in PdfReader(io.BytesIO(stamp.pdf)).pages]
+    for page, sheet in zip(writer.pages, sheets, strict=True):
+        page.merge_page(sheet)
+        page.compress_content_streams()
+    first = _first_pages(parts)
+    known = _anchor_pages(parts, first)
+    for start, part in zip(first, parts, strict=True):
+        for link in part.links:
+            if link.target not in known:  # WeasyPrint drops a link to no anchor; so do we
+                continue
+            writer.add_annotation(start + link.page, DictionaryObject({
+                NameObject("/Type"): NameObject("/Annot"),
+                NameObject("/Subtype"): NameObject("/Link"),
+                NameObject("/Rect"): ArrayObject(FloatObject(v) for v in link.rect),
+                NameObject("/BS"): DictionaryObject({NameObject("/W"): NumberObject(0)}),
+                NameObject("/Dest"): TextStringObject(link.target),
+            }))
+    if readers[0].metadata is not None:
+        writer.add_metadata(dict(readers[0].metadata))
+    lang = readers[0].root_object.get("/Lang")
+    if lang is not None:
+        writer.root_object[NameObject("/Lang")] = TextStringObject(str(lang))
+    out = io.BytesIO()
+    writer.write(out)
+    return out.getvalue()
