@@ -110,8 +110,19 @@ def _figure(width_in: float, height_in: float, ncols: int = 1) -> tuple[Any, Any
 
 
 def _data_uri(fig: Any) -> str:
+    """The chart as a PNG data URI, RGB without metadata: the figure is opaque, and WeasyPrint
+    writes an image with an alpha channel as two (a chart and its mask). Compressed lightly:
+    WeasyPrint compresses the pixels again when it writes them into the PDF."""
+    import numpy as np
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from PIL import Image
+
+    canvas: Any = FigureCanvasAgg(fig)
+    fig.set_dpi(PRINT_DPI)
+    canvas.draw()
     buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=PRINT_DPI, metadata={"Software": None})
+    pixels = Image.fromarray(np.asarray(canvas.buffer_rgba())[..., :3])
+    pixels.save(buffer, format="png", compress_level=1)
     return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
 
 

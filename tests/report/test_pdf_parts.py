@@ -73,6 +73,8 @@ def test_parts_read_as_one_document(hostile_html: str, part_chars: int, sheet_pa
     assert pages == _pages(one)
     for number, text in enumerate(pages, start=1):
         assert f"Page {number} of {len(pages)}" in text
+        if number > 1:  # the running title, a hostile one, as literal text on every page
+            assert "<b>Plan</b> {{ 7*7 }}" in text
     a, b = PdfReader(io.BytesIO(one)), PdfReader(io.BytesIO(joined))
     assert _links(b) == _links(a)
     assert any(target.startswith("scenario-") for _, target, _ in _links(b))
