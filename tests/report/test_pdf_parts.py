@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import io
 import re
+import subprocess
+from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from PIL import Image
 from pypdf import PdfReader
 
 from reportgen.plan import Plan
@@ -48,6 +51,15 @@ def _outline(reader: PdfReader, items: list[Any], depth: int = 0) -> list[tuple[
     return out
 
 
+def _pixels(data: bytes, stem: Path) -> list[bytes]:
+    """Every page drawn by poppler at 40 dpi, as RGB pixels."""
+    stem.with_suffix(".pdf").write_bytes(data)
+    subprocess.run(["pdftoppm", "-png", "-r", "40", str(stem.with_suffix(".pdf")), str(stem)],
+                   check=True)
+    return [Image.open(png).convert("RGB").tobytes()
+            for png in sorted(stem.parent.glob(f"{stem.name}-*.png"))]
+
+
 def _one_process(html: str) -> bytes:
     root = pdf.TEMPLATES_DIR
     return pdf.html_to_pdf(html.replace(str(pdf_parts.PART_BREAK), ""), root)
@@ -60,11 +72,13 @@ def hostile_html(hostile_plan: Plan) -> str:
 
 @pytest.mark.parametrize("part_chars, sheet_pages", [(1, 3), (pdf_parts.PART_CHARS, 100)],
                          ids=["every section a part", "as shipped"])
-def test_parts_read_as_one_document(hostile_html: str, part_chars: int, sheet_pages: int) -> None:
+def test_parts_read_as_one_document(hostile_html: str, part_chars: int, sheet_pages: int,
+                                    tmp_path: Path) -> None:
     """Hostile and Chinese names in the title and the running headers, every section its own
     part and page numbers three pages at a time: the text of every page (running headers,
-    "Page i of n", the contents' page numbers), every link, destination and outline entry equal
-    those of one process."""
+    "Page i of n", the contents' page numbers), its pixels (the page numbers stamped where one
+    process draws them), every link, destination and outline entry equal those of one
+    process."""
     assert hostile_html.count(str(pdf_parts.PART_BREAK)) >= 10
     one = _one_process(hostile_html)
     joined = pdf_parts.join_parts(hostile_html, pdf.TEMPLATES_DIR, 2, part_chars=part_chars,
@@ -75,6 +89,7 @@ def test_parts_read_as_one_document(hostile_html: str, part_chars: int, sheet_pa
         assert f"Page {number} of {len(pages)}" in text
         if number > 1:  # the running title, a hostile one, as literal text on every page
             assert "<b>Plan</b> {{ 7*7 }}" in text
+    assert _pixels(joined, tmp_path / "joined") == _pixels(one, tmp_path / "one")
     a, b = PdfReader(io.BytesIO(one)), PdfReader(io.BytesIO(joined))
     assert _links(b) == _links(a)
     assert any(target.startswith("scenario-") for _, target, _ in _links(b))
