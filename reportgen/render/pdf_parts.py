@@ -240,8 +240,9 @@ def join_parts(source: str, root: Path, workers: int,
     try:
         with ProcessPoolExecutor(workers,
                                  mp_context=multiprocessing.get_context("fork")) as pool:
-            # the heaviest parts first, so that no worker is left with a long one at the end
-            order = sorted(range(len(_SOURCES)), key=lambda i: -len(_SOURCES[i]))
+            # the cover first (its length is needed last), then the heaviest parts, so that no
+            # worker is left with a long one at the end
+            order = [0, *sorted(range(1, len(_SOURCES)), key=lambda i: -len(_SOURCES[i]))]
             futures = {i: pool.submit(_lay_out_inherited, i, root) for i in order}
             parts = [futures[i].result() for i in range(len(_SOURCES))]
             total = sum(p.pages for p in parts)
