@@ -210,7 +210,14 @@ def configurations(frame: pd.DataFrame, per_node: Mapping[str, float] | None = N
 def configuration(row: pd.Series | dict[str, object],
                   per_node: Mapping[str, float] | None = None) -> str:
     """One row's configuration in words (see :func:`configurations`)."""
-    return configurations(pd.DataFrame([dict(row)]), per_node)[0]
+    values = dict(row)
+    return configurations(pd.DataFrame([{k: values[k] for k in _WORDED if k in values}]),
+                          per_node)[0]
+
+
+# the columns :func:`configurations` reads (a results row has 150 more)
+_WORDED = ("gpu", "tp", "pp", "attention_dp", "attention_replicas", "weight_dtype",
+           "expert_weight_dtype", "kv_dtype", "engine")
 
 
 def _money(value: float) -> str:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+import numpy as np
 import pandas as pd
 
 from reportgen.choose import (
@@ -21,6 +22,7 @@ from reportgen.choose import (
     NO_PRICE,
     OPTION,
     configuration,
+    configurations,
     decision_sentences,
     gpus_per_node,
 )
@@ -61,20 +63,38 @@ def _joined(parts: Sequence[str]) -> str:
     return _(", ").join(parts)
 
 
-def _alternatives(plan: Plan, rows: Sequence[int], chosen: int) -> tuple[Alternative, ...]:
-    kept = plan.search.kept
-    mine = kept[kept["row"].isin(rows) & kept["feasible"]].copy()
+class _Searched:
+    """The configurations the search kept, found by plan row (each workload's lookups cost its
+    own rows, not the whole search: a 200-scenario plan keeps thousands)."""
+
+    def __init__(self, plan: Plan) -> None:
+        self.kept = plan.search.kept
+        self._positions = self.kept.groupby("row").indices
+        self.per_node = gpus_per_node(plan.tables.gpus)
+
+    def of(self, rows: Sequence[int], feasible: bool = False) -> pd.DataFrame:
+        """The kept configurations of plan rows ``rows``, in the search's order; ``feasible``:
+        only those that meet the targets."""
+        found = [self._positions[r] for r in rows if r in self._positions]
+        mine = self.kept.iloc[np.sort(np.concatenate(found))] if found else self.kept.iloc[:0]
+        return mine[mine["feasible"].to_numpy(dtype=bool)] if feasible else mine
+
+
+def _alternatives(plan: Plan, searched: _Searched, rows: Sequence[int],
+                  chosen: int) -> tuple[Alternative, ...]:
+    mine = searched.of(rows, feasible=True)
     mine = mine.assign(_cost=mine["monthly_cost"].round(2)).sort_values(
         ["_cost", "gpus", "pp", "tpot_ms", "row", "rank"], kind="stable")
     names = plan.results["scenario"]
-    per_node = gpus_per_node(plan.tables.gpus)
+    top = mine.head(ALTERNATIVES)
+    worded = configurations(top, searched.per_node) if len(top) else []
     out = []
-    for k, (_row, r) in enumerate(mine.head(ALTERNATIVES).iterrows(), start=1):
+    for k, ((_row, r), words) in enumerate(zip(top.iterrows(), worded, strict=True), start=1):
         is_chosen = int(r["row"]) == chosen and int(r["rank"]) == 1
         out.append(Alternative(
             rank=k,
             scenario=str(names.iloc[int(r["row"])]),
-            configuration=configuration(r, per_node),
+            configuration=words,
             gpus=Num(float(r["gpus"]), "GPUs"),
             monthly_cost=Num(float(r["monthly_cost"]), "USD/month"),
             bottleneck=bottleneck_label({"bottleneck": r["bottleneck"]}),
@@ -84,10 +104,9 @@ def _alternatives(plan: Plan, rows: Sequence[int], chosen: int) -> tuple[Alterna
     return tuple(out)
 
 
-def _chart(plan: Plan, rows: Sequence[int],
+def _chart(plan: Plan, searched: _Searched, rows: Sequence[int],
            chosen: int) -> tuple[str | None, tuple[LegendEntry, ...]]:
-    kept = plan.search.kept
-    mine = kept[kept["row"].isin(rows) & kept["feasible"]]
+    mine = searched.of(rows, feasible=True)
     if mine["gpu"].nunique() < 2:  # one GPU: the table of alternatives says it all
         return None, ()
     best = mine.groupby(["gpu", "tp", "pp"])["monthly_cost"].min()
@@ -110,7 +129,7 @@ def _chart(plan: Plan, rows: Sequence[int],
     return chart, (*legend, LegendEntry(_("chosen"), charts.COLOURS["limit"], "marker"), *cut)
 
 
-def _workload(plan: Plan, key: str, rows: list[int], results: pd.DataFrame,
+def _workload(plan: Plan, searched: _Searched, rows: list[int], results: pd.DataFrame,
               sentences: list[str]) -> WorkloadDecision:
     plan_rows = [i for i in rows if results.iloc[i]["role"] == "plan"]
     chosen = next((i for i in rows if results.iloc[i]["status"] == CHOSEN), None)
@@ -129,14 +148,14 @@ def _workload(plan: Plan, key: str, rows: list[int], results: pd.DataFrame,
             chart=None, legend=(),
         )
     row = results.iloc[chosen]
-    mixed = _mixed_prices(plan, plan_rows)
+    mixed = _mixed_prices(plan, searched, plan_rows)
     typed_cost = float(first["typed_monthly_cost"])
     saving = typed_cost - float(row["monthly_cost"]) if not math.isnan(typed_cost) else math.nan
-    chart, legend = _chart(plan, plan_rows, chosen)
+    chart, legend = _chart(plan, searched, plan_rows, chosen)
     return WorkloadDecision(
         name=str(row["workload"]),
         chosen=str(row["scenario"]),
-        configuration=configuration(row, gpus_per_node(plan.tables.gpus)),
+        configuration=configuration(row, searched.per_node),
         gpus=Num(float(row["gpus"]), "GPUs"),
         monthly_cost=Num(float(row["monthly_cost"]), "USD/month"),
         sentence=sentences[chosen],
@@ -145,17 +164,16 @@ def _workload(plan: Plan, key: str, rows: list[int], results: pd.DataFrame,
         typed_cost=Num(None if math.isnan(typed_cost) else typed_cost, "USD/month"),
         saving=Num(None if math.isnan(saving) else saving, "USD/month"),
         evaluated=evaluated,
-        alternatives=_alternatives(plan, plan_rows, chosen),
+        alternatives=_alternatives(plan, searched, plan_rows, chosen),
         chart=chart,
         legend=legend,
         mixed_prices=mixed,
     )
 
 
-def _mixed_prices(plan: Plan, plan_rows: Sequence[int]) -> str:
+def _mixed_prices(plan: Plan, searched: _Searched, plan_rows: Sequence[int]) -> str:
     """A sentence when the GPUs this workload compared are priced by different providers."""
-    kept = plan.search.kept
-    gpus = sorted(set(kept.loc[kept["row"].isin(plan_rows), "gpu"].astype(str))
+    gpus = sorted(set(searched.of(plan_rows)["gpu"].astype(str))
                   | {str(plan.results.iloc[i]["gpu"]) for i in plan_rows})
     catalog = plan.tables.gpus
     sources = {g: str(catalog.at[g, "price_provider"]) for g in gpus
@@ -220,12 +238,14 @@ def decisions(plan: Plan, rows: Sequence[Row]) -> Decisions:
     for i, key in enumerate(results["workload_key"]):
         groups.setdefault(str(key), []).append(i)
     sentences = decision_sentences(results, plan.search)
+    searched = _Searched(plan)
+    roles = results["role"].tolist()
     blocks = []
-    for key, members in groups.items():
-        plan_rows = [i for i in members if results.iloc[i]["role"] == "plan"]
-        searched = any(plan.search.evaluated[i] > 1 for i in plan_rows)
-        if plan_rows and (searched or len(plan_rows) > 1):
-            blocks.append(_workload(plan, key, members, results, sentences))
+    for members in groups.values():
+        plan_rows = [i for i in members if roles[i] == "plan"]
+        chose = any(plan.search.evaluated[i] > 1 for i in plan_rows)
+        if plan_rows and (chose or len(plan_rows) > 1):
+            blocks.append(_workload(plan, searched, members, results, sentences))
     saving = sum(b.saving.value for b in blocks if isinstance(b.saving.value, float))
     excluded = tuple(
         NotBudgeted(str(r["scenario"]), _(_STATUS_WORDS[str(r["status"])]), sentences[i])
