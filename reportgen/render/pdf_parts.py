@@ -26,7 +26,7 @@ import io
 import multiprocessing
 import re
 from collections.abc import Callable, Mapping
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
@@ -243,8 +243,14 @@ def join_parts(source: str, root: Path, workers: int,
             # the cover first (its length is needed last), then the heaviest parts, so that no
             # worker is left with a long one at the end
             order = [0, *sorted(range(1, len(_SOURCES)), key=lambda i: -len(_SOURCES[i]))]
-            futures = {i: pool.submit(_lay_out_inherited, i, root) for i in order}
-            parts = [futures[i].result() for i in range(len(_SOURCES))]
+            futures = {pool.submit(_lay_out_inherited, i, root): i for i in order}
+            done: dict[int, Part] = {}
+            for future in as_completed(futures):
+                done[futures[future]] = future.result()
+                count = sum(p.pages for p in done.values())
+                step(f"laid out {count:,} page{'' if count == 1 else 's'} "
+                     f"({len(done):,} of {len(futures):,} parts)")
+            parts = [done[i] for i in range(len(_SOURCES))]
             total = sum(p.pages for p in parts)
             numbers = [pool.submit(lay_out, sheet, root)
                        for sheet in _page_number_sheets(head, total, sheet_pages)]

@@ -85,11 +85,21 @@ def sample(sample_plan: Plan, tmp_path_factory: pytest.TempPathFactory) -> Rende
 
 def test_progress_counts_the_scenarios_and_the_pages(sample: Rendered, sample_plan: Plan) -> None:
     n = len(sample_plan.scenarios)
-    assert sample.steps == (
+    steps = list(sample.steps)
+    assert steps[:n + 1] == [
         *(f"scenario {i:,} of {n:,}: its section and charts" for i in range(1, n + 1)),
         "laying out the pages",
-        f"writing {len(sample.pages):,} pages",
-    )
+    ]
+    assert steps[-1] == f"writing {len(sample.pages):,} pages"
+    laid_out = steps[n + 1:-1]  # as the parts are done, in the order they are done
+    if laid_out:  # laid out in parts (two or more cores)
+        counts = [re.fullmatch(r"laid out ([\d,]+) pages? \(([\d,]+) of ([\d,]+) parts\)", s)
+                  for s in laid_out]
+        assert all(counts), laid_out
+        pages, parts, of = zip(*((int(m[1].replace(",", "")), int(m[2]), int(m[3]))
+                                 for m in counts if m), strict=True)
+        assert list(parts) == list(range(1, len(laid_out) + 1)) and set(of) == {len(laid_out)}
+        assert list(pages) == sorted(pages) and pages[-1] <= len(sample.pages)
 
 
 @pytest.fixture(scope="module")
