@@ -15,7 +15,8 @@ back when they are joined:
   written (WeasyPrint would drop them) and added to the joined file, to the same named
   destinations; each part's named destinations and outline are copied by pypdf.
 
-The same HTML gives the same pages and the same bytes, whatever the number of workers.
+The same HTML gives the same bytes whatever the number of workers (two or more); laid out by
+one process it gives the same pages (text, pixels, links, outline), not the same bytes.
 """
 
 from __future__ import annotations
@@ -42,9 +43,10 @@ PX_TO_PT = 0.75  # WeasyPrint lays out in CSS pixels; PDF space is in points (1 
 # text weight of a part (characters of HTML, charts excluded): about 6 pages of the report
 PART_CHARS = 25_000
 SHEET_PAGES = 100  # pages of page numbers a worker lays out at a time
-# The charts, PNG data URLs in the report's HTML, are taken out before it is cut (HTML parsing
-# reads a data URL a character at a time: 12 s of CPU for the 200-scenario report); the workers
-# inherit them and fetch them by number.
+_COVER_TRIES = 3  # layouts of the cover until its length and its contents' numbers agree
+# The charts, PNG data URLs in the report's HTML, are taken out before it is cut (16 of the
+# 200-scenario report's 18 MB; parsing the HTML takes 3.0 s without them, 4.5 s with them);
+# the workers inherit them and fetch them by number.
 _PNG_DATA_URL = re.compile(r"data:image/png;base64,([A-Za-z0-9+/=]+)")
 IMAGE_SCHEME = "reportgen-image"
 _NO_PAGE_NUMBER = "<style>@page { @bottom-right { content: none; } }</style>"
@@ -262,7 +264,9 @@ def join_parts(source: str, root: Path, workers: int,
                 if settled:
                     break
             else:
-                raise RuntimeError("the cover's length did not settle")
+                raise OutputError(f"the report's cover did not settle at one length in "
+                                  f"{_COVER_TRIES} layouts (its contents' page numbers move "
+                                  f"it); the report was not written")
             if sum(p.pages for p in parts) != total:  # the cover grew: numbers again
                 total = sum(p.pages for p in parts)
                 numbers = [pool.submit(lay_out, sheet, root)
@@ -276,9 +280,6 @@ def join_parts(source: str, root: Path, workers: int,
         _IMAGES.clear()
     step(f"writing {total:,} pages")
     return _joined(parts, stamps)
-
-
-_COVER_TRIES = 3
 
 
 def _anchor_pages(parts: list[Part], first: list[int]) -> dict[str, int]:
