@@ -59,20 +59,6 @@ def floor_snapped(x: Array) -> Array:
     return np.floor(xl_round(x, SNAP_DIGITS))
 
 
-def sentences(conditions: Sequence[Array], texts: Sequence[str]) -> Array:
-    """TRIM(IF(c1,"t1 ","") & IF(c2,"t2 ","") & ...): the sentences whose condition holds,
-    joined by single spaces. Rows share few distinct combinations, so each is built once."""
-    codes = np.zeros(len(conditions[0]), dtype=np.int64)
-    for bit, condition in enumerate(conditions):
-        codes |= np.asarray(condition, dtype=bool).astype(np.int64) << bit
-    unique, inverse = np.unique(codes, return_inverse=True)
-    joined = [
-        " ".join(" ".join(t for bit, t in enumerate(texts) if code >> bit & 1).split())
-        for code in unique.tolist()
-    ]
-    return np.array(joined, dtype=object)[inverse]
-
-
 def concat_text(*parts: Array | str) -> Array:
     """a & b & ...: elementwise text concatenation (columns and literals). Rows share few
     distinct combinations, so each is built once."""

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import numpy as np
 
 from reportgen.quantities.registry import quantity
-from reportgen.xlfuncs import Array, per_combination, sentences
+from reportgen.xlfuncs import Array, per_combination
 
 _NOTES = (
     # (Excel condition, sentence)
@@ -100,18 +98,33 @@ def _template() -> str:
     return "TRIM(" + "&".join([*parts, _LOADTEST_XL]) + ")"
 
 
-def _append(out: Array, where: Array, text: Callable[[], Array]) -> Array:
-    """``out`` with ``text()`` (evaluated on the rows ``where``) after it on those rows (each
-    distinct pair joined once)."""
-    if not where.any():
-        return out
-    joined = out.copy()
-    joined[where] = per_combination(_joined, out[where], text())
-    return joined
-
-
-def _joined(before: str, after: str) -> str:
-    return " ".join(f"{before} {after}".split())
+def _said(method: str, bottleneck: str, no_tpot: bool, weights: str, experts: str,
+          compute: str, calibrated: str, raw_weights: str, pp: float, tp: float, gpus: float,
+          per_node: float, calibration_note: str, calibrated_on: str, engine: str) -> str:
+    """The notes of one combination of values: the sentences whose condition holds, in the
+    template's order, joined as its TRIM joins them."""
+    tutorial = method == "tutorial"
+    uniform = weights == experts
+    holds = (
+        tutorial,
+        tutorial and bottleneck == "weights_do_not_fit",
+        not tutorial and bottleneck == "weights_do_not_fit",
+        bottleneck == "slo_unreachable",
+        no_tpot and bottleneck == "kv_memory",
+        no_tpot and bottleneck == "batch_cap",
+        uniform and weights != compute and weights in ("fp4", "fp8", "mxfp4"),
+        calibrated == "no",
+    )
+    said = [text for (_, text), held in zip(_NOTES, holds, strict=True) if held]
+    if raw_weights == "" and (not uniform or weights not in ("bf16", "fp16")):
+        said.append(_shipped(weights, experts, compute))
+    if pp > 1:
+        said.append(_stages(tp, pp, gpus, per_node))
+    if not tutorial and calibrated_on != "" and calibrated_on != engine:
+        said.append(_engine(calibrated_on, engine))
+    if calibrated == "load test":
+        said.append(calibration_note)
+    return " ".join(" ".join(said).split())
 
 
 @quantity("text", _template(), kind="text")
@@ -133,32 +146,8 @@ def notes(
     engine: Array,
 ) -> Array:
     """What a reader should know about the row, in sentences."""
-    no_tpot = np.isnan(raw_tpot_slo_ms)
-    uniform = weight_dtype == expert_weight_dtype
-    weight_only = (
-        uniform & (weight_dtype != compute_dtype)
-        & ((weight_dtype == "fp4") | (weight_dtype == "fp8") | (weight_dtype == "mxfp4"))
-    )
-    conditions = (
-        method == "tutorial",
-        (method == "tutorial") & (bottleneck == "weights_do_not_fit"),
-        (method != "tutorial") & (bottleneck == "weights_do_not_fit"),
-        bottleneck == "slo_unreachable",
-        no_tpot & (bottleneck == "kv_memory"),
-        no_tpot & (bottleneck == "batch_cap"),
-        weight_only,
-        eff__calibrated == "no",
-    )
-    out = sentences(conditions, [text for _, text in _NOTES])
-    shipped = (raw_weight_dtype == "") & (
-        ~uniform | ((weight_dtype != "bf16") & (weight_dtype != "fp16")))
-    out = _append(out, shipped, lambda: per_combination(
-        _shipped, weight_dtype[shipped], expert_weight_dtype[shipped], compute_dtype[shipped]))
-    staged = pp > 1
-    out = _append(out, staged, lambda: per_combination(
-        _stages, tp[staged], pp[staged], gpus_per_instance[staged], gpu__gpus_per_node[staged]))
-    uncalibrated_engine = (method != "tutorial") & (eff__engine != "") & (eff__engine != engine)
-    out = _append(out, uncalibrated_engine, lambda: per_combination(
-        _engine, eff__engine[uncalibrated_engine], engine[uncalibrated_engine]))
-    loadtest = eff__calibrated == "load test"
-    return _append(out, loadtest, lambda: eff__calibration_note[loadtest])
+    # worded once per distinct combination of the inputs (rows share few)
+    return per_combination(
+        _said, method, bottleneck, np.isnan(raw_tpot_slo_ms), weight_dtype, expert_weight_dtype,
+        compute_dtype, eff__calibrated, raw_weight_dtype, pp, tp, gpus_per_instance,
+        gpu__gpus_per_node, eff__calibration_note, eff__engine, engine)
