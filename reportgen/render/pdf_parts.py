@@ -40,7 +40,8 @@ from reportgen.errors import OutputError
 PART_BREAK = Markup("<!-- reportgen:part -->")
 
 PX_TO_PT = 0.75  # WeasyPrint lays out in CSS pixels; PDF space is in points (1 px = 0.75 pt)
-# text weight of a part (characters of HTML, charts excluded): about 6 pages of the report
+# a part is at least this many characters of HTML (charts taken out): one section of the
+# default report, 5-11 pages
 PART_CHARS = 25_000
 SHEET_PAGES = 100  # pages of page numbers a worker lays out at a time
 _COVER_TRIES = 3  # layouts of the cover until its length and its contents' numbers agree
