@@ -25,7 +25,7 @@ from reportgen import schema
 from reportgen.quantities import REGISTRY, Quantity, input_kind
 from reportgen.quantities.registry import KEYS_PREFIX, LOOKUP_KEYS, RAW_PREFIX, keyed_inputs
 from reportgen.units import CONSTANTS
-from reportgen.xlfuncs import Array, group_rows
+from reportgen.xlfuncs import Array, group_rows, known_codes, taken
 
 RESULT_COLUMNS: tuple[str, ...] = tuple(REGISTRY)
 # Inputs that tell rows of the same model and configuration apart (the traffic, the targets,
@@ -161,7 +161,7 @@ def evaluate(
             indexers[prefix] = rows.astype(np.intp) - 1
         column = table[field]
         data = column.to_numpy(dtype=float) if column.dtype.kind in "biuf" else column.to_numpy()
-        looked_up[name] = _as_array(data[indexers[prefix]], n)
+        looked_up[name] = taken(_as_array(data, len(data)), indexers[prefix])
         return looked_up[name]
 
     def resolve(name: str) -> Any:
@@ -178,9 +178,11 @@ def evaluate(
 
     pinned = dict(overrides or {})
     chain = tuple(REGISTRY.values()) if wanted is None else needed(frozenset(wanted))
-    for q in chain:
-        value = pinned[q.name] if q.name in pinned else q.compute(*(resolve(i) for i in q.inputs))
-        env[q.name] = _as_array(value, n)
+    with known_codes():
+        for q in chain:
+            value = (pinned[q.name] if q.name in pinned
+                     else q.compute(*(resolve(i) for i in q.inputs)))
+            env[q.name] = _as_array(value, n)
     return env
 
 
@@ -216,11 +218,12 @@ def evaluate_shared(
     shared, context = shared_quantities(frozenset(overrides or ()))
     if n < SHARE_MIN_ROWS or not shared:
         return evaluate(columns, n, tables, constants, overrides)
-    groups, first = group_rows(columns, context, n)
-    if len(first) > n // 2:
-        return evaluate(columns, n, tables, constants, overrides)
-    distinct = {name: columns[name][first] for name in context}
-    once = evaluate(distinct, len(first), tables, constants, wanted=shared)
-    pinned = {name: once[name][groups] for name in shared}
-    pinned.update(overrides or {})
-    return evaluate(columns, n, tables, constants, pinned)
+    with known_codes():  # the context's text columns are grouped again by per-row quantities
+        groups, first = group_rows(columns, context, n)
+        if len(first) > n // 2:
+            return evaluate(columns, n, tables, constants, overrides)
+        distinct = {name: columns[name][first] for name in context}
+        once = evaluate(distinct, len(first), tables, constants, wanted=shared)
+        pinned = {name: taken(once[name], groups) for name in shared}
+        pinned.update(overrides or {})
+        return evaluate(columns, n, tables, constants, pinned)

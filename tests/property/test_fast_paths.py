@@ -153,3 +153,27 @@ def test_text_helpers_equal_their_row_by_row_meaning(rows: list[tuple[object, ..
         str(v).upper() for v in columns[0]]
     joined = xlfuncs.concat_text(*columns, "!").tolist()
     assert joined == ["".join(map(str, row)) + "!" for row in rows]
+
+
+_TABLE_VALUE = st.one_of(st.sampled_from(["", "a", "b", None]),
+                         st.sampled_from([1.0, 2.0, -0.0, 0.0, np.nan]))
+
+
+@SETTINGS
+@given(st.lists(st.lists(_TABLE_VALUE, min_size=1, max_size=5), min_size=1, max_size=3),
+       st.lists(st.integers(0, 10**6), min_size=1, max_size=40))
+def test_grouping_from_known_codes_equals_grouping_the_values(
+        tables: list[list[object]], picks: list[int]) -> None:
+    """Columns taken from short tables by index (as the engine's lookups and shared quantities
+    are) group the rows exactly as their values do: the same groups, the same first rows,
+    whether each column's codes come from its table or from hashing its values."""
+    sources = [np.array(t, dtype=float if all(isinstance(v, float) for v in t) else object)
+               for t in tables]
+    n = len(picks)
+    with xlfuncs.known_codes():
+        columns = {str(k): xlfuncs.taken(s, np.array([p % len(s) for p in picks]))
+                   for k, s in enumerate(sources)}
+        known = xlfuncs.group_rows(columns, list(columns), n)
+    plain = xlfuncs.group_rows({k: v.copy() for k, v in columns.items()}, list(columns), n)
+    assert known[0].tolist() == plain[0].tolist()
+    assert known[1].tolist() == plain[1].tolist()
