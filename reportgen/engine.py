@@ -14,7 +14,7 @@ its own row alone, so the figures are the same either way (a property test check
 from __future__ import annotations
 
 import functools
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -139,6 +139,26 @@ def evaluate(
     """The quantities ``wanted`` (default: all) of ``n`` scenarios given as input arrays
     (:func:`input_arrays`); see :func:`estimate`. Only what the wanted quantities depend on
     is computed, so a search that ranks candidates by a few figures pays for those alone."""
+    return _evaluated(columns, n, tables, constants, overrides, wanted)[0]
+
+
+def arguments_of(name: str, columns: Mapping[str, Array], n: int, tables: Tables
+                 ) -> tuple[Any, ...]:
+    """What quantity ``name`` is computed from, one value per input in its order, as
+    :func:`evaluate` passes them (e.g. to word a row's notes again in the reader's language)."""
+    _env, resolve = _evaluated(columns, n, tables, None, None, (name,))
+    return tuple(resolve(i) for i in REGISTRY[name].inputs)
+
+
+def _evaluated(
+    columns: Mapping[str, Array],
+    n: int,
+    tables: Tables,
+    constants: Mapping[str, float | str] | None,
+    overrides: Mapping[str, Any] | None,
+    wanted: Collection[str] | None,
+) -> tuple[dict[str, Array], Callable[[str], Any]]:
+    """The quantities of :func:`evaluate` and how it found each input of a quantity."""
     values = {name: c.value for name, c in CONSTANTS.items()}
     values.update(constants or {})
     env: dict[str, Array] = {}
@@ -183,7 +203,7 @@ def evaluate(
             value = (pinned[q.name] if q.name in pinned
                      else q.compute(*(resolve(i) for i in q.inputs)))
             env[q.name] = _as_array(value, n)
-    return env
+    return env, resolve
 
 
 def estimate(

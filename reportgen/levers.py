@@ -14,16 +14,17 @@ listed.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
 from reportgen import schema
 from reportgen.choose import CHOSEN, NO_FIT, configurations, gpus_per_node, replica_words
-from reportgen.engine import Tables
+from reportgen.engine import Tables, estimate
+from reportgen.i18n import N_
 from reportgen.search import CONFIG, engine_inputs, search
 
 if TYPE_CHECKING:
@@ -60,15 +61,18 @@ def _tp_splits(tp: int, heads: float, kv_heads: float) -> bool:
     return heads % tp == 0 and (kv_heads % tp == 0 or tp % kv_heads == 0)
 
 
+def _as_written(message: str) -> str:
+    return message
+
+
 def _changes(i: int, typed: pd.Series, spec: pd.Series, chosen: pd.Series,
              tables: Tables, searched: tuple[str, ...]) -> list[Change]:
     """The levers that apply to row ``i``."""
-    out: list[Change] = []
+    found: list[tuple[str, dict[str, object], bool]] = []  # (lever, values, fixed)
     tp = int(chosen["tp"])
     if tp < max(schema.TP_VALUES) and _tp_splits(2 * tp, float(chosen["attention_heads"]),
                                                   float(chosen["kv_heads"])):
-        out.append(Change(i, "next_tp", f"tensor parallelism {tp} → {2 * tp}",
-                          {"tp": float(2 * tp)}, fixed=True))
+        found.append(("next_tp", {"tp": float(2 * tp)}, True))
     pp = int(chosen["pp"])
     gpu = str(chosen["gpu"])
     per_node = gpus_per_node(tables.gpus)
@@ -76,49 +80,72 @@ def _changes(i: int, typed: pd.Series, spec: pd.Series, chosen: pd.Series,
     # and they are how a replica grows once it fills its nodes.
     memory_bound = chosen["bottleneck"] in ("kv_memory", "weights_do_not_fit")
     if pp < max(schema.PP_VALUES) and tp * pp >= per_node.get(gpu, 8.0) and memory_bound:
-        shape = replica_words(gpu, tp, 2 * pp, per_node, float(chosen.get("attention_dp", 0.0)))
-        out.append(Change(i, "next_pp", f"pipeline stages {pp} → {2 * pp}: {shape}",
-                          {"pp": float(2 * pp)}, fixed=True))
+        found.append(("next_pp", {"pp": float(2 * pp)}, True))
     if "gpu" in searched:
         others = (spec["gpu"].split(schema.LIST_SEPARATOR) if spec["gpu"] != schema.AUTO
                   else [g for g in tables.gpus.index if tables.gpus.loc[g, "vendor"] != "user"])
-        for gpu in others:
-            if gpu != chosen["gpu"]:
-                out.append(Change(i, f"gpu:{gpu}", f"{gpu} instead of {chosen['gpu']}",
-                                  {"gpu": gpu}))
-    fp8_cores = float(tables.gpus["fp8_tflops"].get(str(chosen["gpu"]), 0.0)) > 0
+        found += [(f"gpu:{other}", {"gpu": other}, False) for other in others if other != gpu]
+    fp8_cores = float(tables.gpus["fp8_tflops"].get(gpu, 0.0)) > 0
     sixteen_bit = (chosen["weight_dtype"] in _SIXTEEN_BIT
                    and chosen["expert_weight_dtype"] in _SIXTEEN_BIT)
     if sixteen_bit and fp8_cores and spec["weight_dtype"] != schema.AUTO:
-        out.append(Change(i, "fp8_weights", f"fp8 weights instead of {chosen['weight_dtype']}",
-                          {"weight_dtype": "fp8"}))
+        found.append(("fp8_weights", {"weight_dtype": "fp8"}, False))
     if chosen["kv_dtype"] in _SIXTEEN_BIT and spec["kv_dtype"] != schema.AUTO:
-        out.append(Change(i, "fp8_kv", f"fp8 KV cache instead of {chosen['kv_dtype']}",
-                          {"kv_dtype": "fp8"}))
+        found.append(("fp8_kv", {"kv_dtype": "fp8"}, False))
     hit = float(chosen["prefix_cache_hit_rate"])
-    for rate in PREFIX_LEVERS:
-        if hit < rate:
-            out.append(Change(i, f"prefix_cache_{round(rate * 100)}",
-                              f"prefix-cache hit rate {hit:.0%} → {rate:.0%}",
-                              {"prefix_cache_hit_rate": rate}))
+    found += [(f"prefix_cache_{round(rate * 100)}", {"prefix_cache_hit_rate": rate}, False)
+              for rate in PREFIX_LEVERS if hit < rate]
     target = float(typed["tpot_slo_ms"])
     if not np.isnan(target):
-        out.append(Change(i, "tpot_target_looser",
-                          f"TPOT target {target:g} → {target * TPOT_LOOSER:g} ms",
-                          {"tpot_slo_ms": target * TPOT_LOOSER}))
-    safety = float(chosen["safety_factor"])
-    if safety > SAFETY_LEVER:
-        out.append(Change(i, "safety_factor", f"safety factor {safety:g} → {SAFETY_LEVER:g}",
-                          {"safety_factor": SAFETY_LEVER}))
+        found.append(("tpot_target_looser", {"tpot_slo_ms": target * TPOT_LOOSER}, False))
+    if float(chosen["safety_factor"]) > SAFETY_LEVER:
+        found.append(("safety_factor", {"safety_factor": SAFETY_LEVER}, False))
     prompt, output = float(chosen["max_prompt_tokens"]), float(chosen["max_output_tokens"])
     halved = (max(float(chosen["avg_prompt_tokens"]), prompt / 2),
               max(float(chosen["avg_output_tokens"]), output / 2))
     if halved != (prompt, output):
-        out.append(Change(i, "max_context_halved",
-                          f"KV reserved for {halved[0] + halved[1]:,.0f} tokens instead of "
-                          f"{prompt + output:,.0f} (max prompt and output halved)",
-                          {"max_prompt_tokens": halved[0], "max_output_tokens": halved[1]}))
-    return out
+        found.append(("max_context_halved",
+                      {"max_prompt_tokens": halved[0], "max_output_tokens": halved[1]}, False))
+    return [Change(i, lever, change_words(lever, chosen, target, values, per_node), values,
+                   fixed=fixed) for lever, values, fixed in found]
+
+
+def change_words(lever: str, chosen: pd.Series, tpot_typed_ms: float,
+                 values: Mapping[str, Any], per_node: Mapping[str, float],
+                 say: Callable[[str], str] = _as_written) -> str:
+    """A lever in words, e.g. "tensor parallelism 2 → 4": ``chosen``, the row's results (its
+    configuration and inputs); ``tpot_typed_ms``, its TPOT target as typed; ``values``, what
+    the lever sets; ``say``, each message in the reader's language (the table's are English)."""
+    if lever == "next_tp":
+        return say(N_("tensor parallelism {old} → {new}")).format(
+            old=int(chosen["tp"]), new=int(values["tp"]))
+    if lever == "next_pp":
+        shape = replica_words(str(chosen["gpu"]), int(chosen["tp"]), float(values["pp"]),
+                              per_node, float(chosen.get("attention_dp", 0.0)))
+        return say(N_("pipeline stages {old} → {new}: {shape}")).format(
+            old=int(chosen["pp"]), new=int(values["pp"]), shape=shape)
+    if lever.startswith("gpu:"):
+        return say(N_("{new} instead of {old}")).format(new=values["gpu"], old=chosen["gpu"])
+    if lever == "fp8_weights":
+        return say(N_("fp8 weights instead of {old}")).format(old=chosen["weight_dtype"])
+    if lever == "fp8_kv":
+        return say(N_("fp8 KV cache instead of {old}")).format(old=chosen["kv_dtype"])
+    if lever.startswith("prefix_cache_"):
+        return say(N_("prefix-cache hit rate {old} → {new}")).format(
+            old=f"{float(chosen['prefix_cache_hit_rate']):.0%}",
+            new=f"{float(values['prefix_cache_hit_rate']):.0%}")
+    if lever == "tpot_target_looser":
+        return say(N_("TPOT target {old} → {new} ms")).format(
+            old=f"{tpot_typed_ms:g}", new=f"{float(values['tpot_slo_ms']):g}")
+    if lever == "safety_factor":
+        return say(N_("safety factor {old} → {new}")).format(
+            old=f"{float(chosen['safety_factor']):g}", new=f"{float(values['safety_factor']):g}")
+    if lever == "max_context_halved":
+        old = float(chosen["max_prompt_tokens"]) + float(chosen["max_output_tokens"])
+        new = float(values["max_prompt_tokens"]) + float(values["max_output_tokens"])
+        return say(N_("KV reserved for {new} tokens instead of {old} (max prompt and output "
+                      "halved)")).format(new=f"{new:,.0f}", old=f"{old:,.0f}")
+    raise ValueError(f"unknown lever {lever!r}")
 
 
 def _variant(change: Change, typed: pd.Series, spec: pd.Series,
@@ -190,6 +217,40 @@ def levers(typed: pd.DataFrame, specs: pd.DataFrame, results: pd.DataFrame, tabl
     order = frame.assign(_key=frame["delta_monthly_cost"].fillna(np.inf))
     order = order.sort_values(["row", "_key", "monthly_cost"], kind="stable", na_position="last")
     return order.drop(columns="_key").reset_index(drop=True)[list(LEVER_COLUMNS)]
+
+
+def planned_inputs(plan: Plan, levers: pd.DataFrame) -> pd.DataFrame:
+    """The scenario inputs each lever row plans (its configuration and set inputs)."""
+    frame = plan.typed.take(levers["row"].to_numpy()).reset_index(drop=True)
+    for c in CONFIG:
+        frame[c] = levers[c].to_numpy()
+    for c in LEVER_INPUTS:
+        given = levers[f"set_{c}"].to_numpy(dtype=float)
+        frame[c] = np.where(np.isnan(given), frame[c].to_numpy(dtype=float), given)
+    return frame
+
+
+def in_words(plan: Plan, say: Callable[[str], str]) -> pd.DataFrame:
+    """The plan's levers with their ``change`` and ``configuration`` in the reader's language
+    (``say`` and the active language; the table's are English)."""
+    levers = with_levers(plan).levers
+    assert levers is not None
+    if levers.empty:
+        return levers
+    per_node = gpus_per_node(plan.tables.gpus)
+    planned = estimate(planned_inputs(plan, levers), plan.tables)
+    rows = levers["row"].to_numpy().tolist()
+    tpot = plan.typed["tpot_slo_ms"].to_numpy(dtype=float)
+    set_columns = [f"set_{c}" for c in LEVER_INPUTS]
+    words = []
+    for k, lever in enumerate(levers.to_dict(orient="records")):
+        values = {c: lever[c] for c in CONFIG}
+        values.update({c: lever[s] for c, s in zip(LEVER_INPUTS, set_columns, strict=True)
+                       if not np.isnan(lever[s])})
+        chosen = plan.results.iloc[rows[k]]
+        words.append(change_words(str(lever["lever"]), chosen, tpot[rows[k]], values, per_node,
+                                  say))
+    return levers.assign(change=words, configuration=configurations(planned, per_node))
 
 
 def with_levers(plan: Plan) -> Plan:

@@ -1,7 +1,7 @@
 """Every message a reader may see, collected for the translators: what ``_()``, ``N_()`` and
 ``ngettext()`` mark in the package and the report templates (Babel's extractors), plus the texts
 that are data rather than code: each quantity's meaning (workbook notes, the formula annex),
-each input column's help (Scenarios notes) and each constant's meaning (Assumptions).
+each input column's help (Scenarios notes) and each constant's meaning and source (Assumptions).
 
 ``python scripts/update_messages.py`` writes them into every language's catalog, keeping the
 translations already there; ``tests/unit/test_translations.py`` fails while any lacks one.
@@ -47,6 +47,7 @@ def _data_texts() -> Iterator[tuple[str, str]]:
         yield column.help, f"input column {column.name}"
     for constant in CONSTANTS.values():
         yield constant.doc, f"constant {constant.name}"
+        yield constant.source, f"constant {constant.name} (source)"
     for name, (_unit, meaning) in {**LATENCY_COLUMNS, **DAY_TABLE_COLUMNS}.items():
         yield meaning, f"simulated column {name}"
     for name, _template, note in GUARDS:

@@ -2,37 +2,44 @@
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
+
 import numpy as np
 
+from reportgen.i18n import N_
 from reportgen.quantities.registry import quantity
 from reportgen.xlfuncs import Array, per_combination
+
+Say = Callable[[str], str]  # a message in the reader's language
 
 _NOTES = (
     # (Excel condition, sentence)
     ('{method}="tutorial"',
-     "Tutorial method: instances from the compute ceiling F·MFU/2P alone, kept for comparison "
-     "and not counted in the plan's totals."),
+     N_("Tutorial method: instances from the compute ceiling F·MFU/2P alone, kept for "
+        "comparison and not counted in the plan's totals.")),
     ('AND({method}="tutorial",{bottleneck}="weights_do_not_fit")',
-     "The weights do not fit one GPU: the tutorial has no tensor parallelism, and its negative "
-     "batch sizes say exactly this."),
+     N_("The weights do not fit one GPU: the tutorial has no tensor parallelism, and its "
+        "negative batch sizes say exactly this.")),
     ('AND({method}<>"tutorial",{bottleneck}="weights_do_not_fit")',
-     "The weights do not fit: this replica's memory leaves no room for one sequence's KV "
-     "cache; more GPUs per replica (tp, pp), a GPU with more memory or a lower weight "
-     "precision would."),
+     N_("The weights do not fit: this replica's memory leaves no room for one sequence's KV "
+        "cache; more GPUs per replica (tp, pp), a GPU with more memory or a lower weight "
+        "precision would.")),
     ('{bottleneck}="slo_unreachable"',
-     "No batch meets the latency targets, not even one sequence; relax TTFT/TPOT, or use a "
-     "faster GPU or more tensor parallelism."),
+     N_("No batch meets the latency targets, not even one sequence; relax TTFT/TPOT, or use a "
+        "faster GPU or more tensor parallelism.")),
     ('AND(ISBLANK({raw_tpot_slo_ms}),{bottleneck}="kv_memory")',
-     "No TPOT target given: the instance runs at its KV-cache memory limit."),
+     N_("No TPOT target given: the instance runs at its KV-cache memory limit.")),
     ('AND(ISBLANK({raw_tpot_slo_ms}),{bottleneck}="batch_cap")',
-     "No TPOT target given: the instance runs at the scheduler's batch cap (max_batch)."),
+     N_("No TPOT target given: the instance runs at the scheduler's batch cap (max_batch).")),
     ('AND({weight_dtype}={expert_weight_dtype},{weight_dtype}<>{compute_dtype},'
      'OR({weight_dtype}="fp4",{weight_dtype}="fp8",{weight_dtype}="mxfp4"))',
-     "This GPU has no tensor cores for the weight precision: planned as weight-only "
-     "quantization, the matrix multiplies running at the compute precision (compute_dtype)."),
+     N_("This GPU has no tensor cores for the weight precision: planned as weight-only "
+        "quantization, the matrix multiplies running at the compute precision "
+        "(compute_dtype).")),
     ('{eff__calibrated}="no"',
-     "Efficiencies for this GPU family and precision are uncalibrated priors: treat the plan "
-     "as provisional and load-test early."),
+     N_("Efficiencies for this GPU family and precision are uncalibrated priors: treat the "
+        "plan as provisional and load-test early.")),
 )
 
 # Sentences that quote the row's own values: (Excel condition, Excel text, the same in Python
@@ -58,18 +65,25 @@ _STAGES_TEXT_XL = (
 )
 
 
-def _shipped(weights: str, experts: str, compute: str) -> str:
-    part = (f"routed experts in {experts}, the other weights in {weights} (memory counts each "
-            "part at its own precision)" if weights != experts else weights)
-    return f"Weights as the checkpoint ships them: {part}; the matrix multiplies run at {compute}."
+def _as_written(message: str) -> str:
+    return message
 
 
-def _stages(tp: float, pp: float, gpus: float, per_node: float) -> str:
-    where = (f" on {gpus / per_node:g} nodes, joined by the inter-node link" if gpus > per_node
-             else " in one node")
-    return (f"Each replica is {tp:g} × {pp:g} = {gpus:g} GPUs: {pp:g} pipeline stages of {tp:g} "
-            f"GPUs{where}; decode runs {pp:g} micro-batches so no stage waits, each reading every "
-            "stage's weights, and a lone prompt waits on the pipeline bubble.")
+def _shipped(weights: str, experts: str, compute: str, say: Say) -> str:
+    part = (say(N_("routed experts in {experts}, the other weights in {weights} (memory counts "
+                   "each part at its own precision)")).format(experts=experts, weights=weights)
+            if weights != experts else weights)
+    return say(N_("Weights as the checkpoint ships them: {part}; the matrix multiplies run at "
+                  "{compute}.")).format(part=part, compute=compute)
+
+
+def _stages(tp: float, pp: float, gpus: float, per_node: float, say: Say) -> str:
+    where = (say(N_("on {nodes} nodes, joined by the inter-node link")).format(
+        nodes=f"{gpus / per_node:g}") if gpus > per_node else say(N_("in one node")))
+    return say(N_("Each replica is {tp} × {pp} = {gpus} GPUs: {pp} pipeline stages of {tp} "
+                  "GPUs {where}; decode runs {pp} micro-batches so no stage waits, each reading "
+                  "every stage's weights, and a lone prompt waits on the pipeline bubble.")
+               ).format(tp=f"{tp:g}", pp=f"{pp:g}", gpus=f"{gpus:g}", where=where)
 
 
 _ENGINE_XL = 'AND({method}<>"tutorial",{eff__engine}<>"",{eff__engine}<>{engine})'
@@ -80,10 +94,11 @@ _ENGINE_TEXT_XL = (
 )
 
 
-def _engine(calibrated_on: str, engine: str) -> str:
-    return (f"Efficiencies calibrated on {calibrated_on} measurements, uncalibrated for {engine}: "
-            "the error band (gpus_low to gpus_high) is widened for the engine; a load test on "
-            f"{engine} would calibrate it.")
+def _engine(calibrated_on: str, engine: str, say: Say) -> str:
+    return say(N_("Efficiencies calibrated on {calibrated_on} measurements, uncalibrated for "
+                  "{engine}: the error band (gpus_low to gpus_high) is widened for the engine; "
+                  "a load test on {engine} would calibrate it.")).format(
+        calibrated_on=calibrated_on, engine=engine)
 
 
 # A row calibrated on your load test says so, with its date, runs and error (efficiency file).
@@ -100,9 +115,11 @@ def _template() -> str:
 
 def _said(method: str, bottleneck: str, no_tpot: bool, weights: str, experts: str,
           compute: str, calibrated: str, raw_weights: str, pp: float, tp: float, gpus: float,
-          per_node: float, calibration_note: str, calibrated_on: str, engine: str) -> str:
+          per_node: float, calibration_note: str, calibrated_on: str, engine: str,
+          say: Say = _as_written) -> str:
     """The notes of one combination of values: the sentences whose condition holds, in the
-    template's order, joined as its TRIM joins them."""
+    template's order, joined as its TRIM joins them; ``say``: each sentence in the reader's
+    language (the engine's are English, as the workbook's formula writes them)."""
     tutorial = method == "tutorial"
     uniform = weights == experts
     holds = (
@@ -115,16 +132,19 @@ def _said(method: str, bottleneck: str, no_tpot: bool, weights: str, experts: st
         uniform and weights != compute and weights in ("fp4", "fp8", "mxfp4"),
         calibrated == "no",
     )
-    said = [text for (_, text), held in zip(_NOTES, holds, strict=True) if held]
+    said = [say(text) for (_, text), held in zip(_NOTES, holds, strict=True) if held]
     if raw_weights == "" and (not uniform or weights not in ("bf16", "fp16")):
-        said.append(_shipped(weights, experts, compute))
+        said.append(_shipped(weights, experts, compute, say))
     if pp > 1:
-        said.append(_stages(tp, pp, gpus, per_node))
+        said.append(_stages(tp, pp, gpus, per_node, say))
     if not tutorial and calibrated_on != "" and calibrated_on != engine:
-        said.append(_engine(calibrated_on, engine))
+        said.append(_engine(calibrated_on, engine, say))
     if calibrated == "load test":
         said.append(calibration_note)
-    return " ".join(" ".join(said).split())
+    text = " ".join(" ".join(said).split())  # as the formula's TRIM joins them
+    if say is _as_written:
+        return text
+    return text.replace("。 ", "。")  # translated: no space after a full-width full stop
 
 
 @quantity("text", _template(), kind="text")
@@ -146,8 +166,15 @@ def notes(
     engine: Array,
 ) -> Array:
     """What a reader should know about the row, in sentences."""
+    return worded((method, bottleneck, raw_tpot_slo_ms, weight_dtype, expert_weight_dtype,
+                   compute_dtype, eff__calibrated, raw_weight_dtype, pp, tp, gpus_per_instance,
+                   gpu__gpus_per_node, eff__calibration_note, eff__engine, engine))
+
+
+def worded(arguments: tuple[Array, ...], say: Say = _as_written) -> Array:
+    """Each row's notes from the quantity's inputs, in their order (engine.arguments_of gives
+    them), each sentence in ``say``'s language: the report words them for its reader."""
+    method, bottleneck, raw_tpot_slo_ms, *others = arguments
     # worded once per distinct combination of the inputs (rows share few)
-    return per_combination(
-        _said, method, bottleneck, np.isnan(raw_tpot_slo_ms), weight_dtype, expert_weight_dtype,
-        compute_dtype, eff__calibrated, raw_weight_dtype, pp, tp, gpus_per_instance,
-        gpu__gpus_per_node, eff__calibration_note, eff__engine, engine)
+    return per_combination(functools.partial(_said, say=say), method, bottleneck,
+                           np.isnan(raw_tpot_slo_ms), *others)

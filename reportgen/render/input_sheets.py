@@ -219,7 +219,7 @@ def write_assumptions(ws: Worksheet, wb: Workbook) -> None:
         if fmt and not isinstance(c.value, str):
             value.number_format = fmt
         set_text(ws.cell(row=r, column=3), c.unit)
-        set_text(ws.cell(row=r, column=4), c.source)
+        set_text(ws.cell(row=r, column=4), _(c.source) if c.source else "")
         set_text(ws.cell(row=r, column=5), c.date)
         set_text(ws.cell(row=r, column=6),
                  _(c.doc) if c.editable else

@@ -17,7 +17,7 @@ from openpyxl.worksheet.worksheet import Worksheet
 
 from reportgen.engine import estimate
 from reportgen.i18n import N_, _
-from reportgen.levers import LEVER_INPUTS, TPOT_LOOSER
+from reportgen.levers import LEVER_INPUTS, TPOT_LOOSER, in_words, planned_inputs
 from reportgen.plan import Plan
 from reportgen.render.cells import NOTE_FONT, number_format, set_formula, set_text, set_value
 from reportgen.render.layout import (
@@ -57,10 +57,11 @@ NOTE = N_(
 
 
 def lever_rows(plan: Plan) -> pd.DataFrame:
-    """The levers the sheet shows: all of them, or the best few of each row when they are many."""
-    levers = plan.levers
-    if levers is None or levers.empty:
+    """The levers the sheet shows: all of them, or the best few of each row when they are many
+    (their changes in the reader's language)."""
+    if plan.levers is None or plan.levers.empty:
         return pd.DataFrame()
+    levers = in_words(plan, _)
     per_row = max(3, MAX_LEVER_ROWS // max(1, levers["row"].nunique()))
     return levers.groupby("row", sort=False).head(per_row).reset_index(drop=True)
 
@@ -72,17 +73,6 @@ def columns(layout: Layout) -> dict[str, str]:
     names = [*(SET_PREFIX + c for c in LEVER_INPUTS), *(name for name, _note in EXTRA)]
     cols.update({name: letter(after + k) for k, name in enumerate(names)})
     return cols
-
-
-def inputs(plan: Plan, levers: pd.DataFrame) -> pd.DataFrame:
-    """The scenario inputs each lever row plans (its configuration and set inputs)."""
-    frame = plan.typed.take(levers["row"].to_numpy()).reset_index(drop=True)
-    for c in CONFIG:
-        frame[c] = levers[c].to_numpy()
-    for c in LEVER_INPUTS:
-        given = levers[SET_PREFIX + c].to_numpy(dtype=float)
-        frame[c] = np.where(np.isnan(given), frame[c].to_numpy(dtype=float), given)
-    return frame
 
 
 def _set_formula(c: str, value: float, source: int, layout: Layout) -> str | float:
@@ -115,7 +105,7 @@ def write_levers(ws: Worksheet, layout: Layout, plan: Plan,
         set_text(ws.cell(row=FIRST_ROW, column=1), _("No plan row has a lever that applies."))
         ws.cell(row=FIRST_ROW, column=1).font = NOTE_FONT
         return values
-    planned = inputs(plan, levers)
+    planned = planned_inputs(plan, levers)
     results = estimate(planned, plan.tables)
     plan_ref = sheet_ref(PLAN)
     for k in range(len(levers)):

@@ -23,8 +23,8 @@ import pytest
 
 from reportgen.choose import EMPTY_CHOICE, choice, guards
 from reportgen.engine import RESULT_COLUMNS, Tables, estimate
+from reportgen.levers import planned_inputs as lever_inputs
 from reportgen.plan import Plan
-from reportgen.render.levers_sheet import inputs as lever_inputs
 from reportgen.render.levers_sheet import lever_rows
 from reportgen.render.options_sheet import option_rows
 from reportgen.render.plan_sheet import CHOICE

@@ -71,3 +71,40 @@ def test_decisions_rebuilt_in_the_reader_s_language_match_the_results_in_english
         with i18n.language(tag):
             translated = decision_sentences(plan.results, plan.search)
         assert translated != plan.results["decision"].tolist()
+
+
+def test_notes_and_levers_rebuilt_in_the_reader_s_language_match_the_results_in_english() -> None:
+    """Each row's notes and each lever's change and configuration are worded again for the
+    report (so a translated report says them in its language); in English they are exactly the
+    results' ``notes`` and the lever table's words. The rows say every sentence of the notes
+    and every kind of lever; translated, no row keeps its English words."""
+    import pandas as pd
+
+    from reportgen.levers import in_words, with_levers
+    from reportgen.quantities.notes import _NOTES
+    from reportgen.render.context.scenario import notes_worded
+    from tests.helpers import build_plan
+    from tests.parity.conftest import PARITY_ROWS
+    from tests.scenarios import base_row
+
+    plan = with_levers(build_plan([*PARITY_ROWS, base_row(
+        scenario="tutorial 405B", model="Llama-3.1-405B", gpu="L40S", method="tutorial")]))
+    assert plan.levers is not None
+    english = plan.results["notes"].tolist()
+    assert notes_worded(plan) == english
+    pd.testing.assert_frame_equal(in_words(plan, i18n._), plan.levers)
+    said = " ".join(english)
+    assert [text for _condition, text in _NOTES if text not in said] == []
+    assert all(part in said for part in ("routed experts in", "on 2 nodes", "in one node",
+                                         "Efficiencies calibrated on"))
+    kinds = {lever.split(":")[0] for lever in plan.levers["lever"]}
+    assert kinds >= {"next_tp", "next_pp", "gpu", "fp8_weights", "fp8_kv", "prefix_cache_30",
+                     "tpot_target_looser", "safety_factor", "max_context_halved"}
+    for tag in TRANSLATED:
+        with i18n.language(tag):
+            notes = notes_worded(plan)
+            levers = in_words(plan, i18n._)
+        assert all(t != e for t, e in zip(notes, english, strict=True) if e)
+        assert all(t != e for t, e in zip(levers["change"], plan.levers["change"], strict=True))
+        assert all(t != e for t, e in zip(levers["configuration"], plan.levers["configuration"],
+                                          strict=True))

@@ -17,12 +17,14 @@ One module per part of the report: :mod:`.summary`, :mod:`.decisions`, :mod:`.sc
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 import pandas as pd
 
 from reportgen import i18n, schema
 from reportgen.finance.support import support
+from reportgen.levers import in_words as levers_in_words
 from reportgen.levers import with_levers
 from reportgen.plan import Plan
 from reportgen.render.context import scenario, tutorial
@@ -91,12 +93,14 @@ def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
 
 
 def _rows(plan: Plan) -> list[dict[str, Any]]:
-    """Results joined with the raw inputs (as raw_<column>) for the sentences that need them."""
+    """Results joined with the raw inputs (as raw_<column>) for the sentences that need them;
+    each row's notes in the reader's language."""
     results = _records(plan.results)
     raw = _records(plan.scenarios)
-    for res, inp in zip(results, raw, strict=True):
+    for res, inp, notes in zip(results, raw, scenario.notes_worded(plan), strict=True):
         for column in schema.BY_NAME:
             res[f"raw_{column}"] = inp.get(column)
+        res["notes"] = notes
     return results
 
 
@@ -110,6 +114,7 @@ def build(plan: Plan, progress: Callable[[str], None] | None = None) -> Report:
     """The report's view model for a plan; ``progress`` is told which scenario's section (and
     charts) is being made."""
     plan = with_levers(plan)
+    plan = replace(plan, levers=levers_in_words(plan, i18n._))  # the reader's language
     step = progress or (lambda _: None)
     rows = _rows(plan)
     swept = sweeps(plan, rows)

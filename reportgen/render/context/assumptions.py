@@ -55,7 +55,7 @@ def _constants() -> Table:
         tuple(
             # a constant's meaning is in the catalog (reportgen.messages collects it)
             (Num(c.name, "text"), Num(scalar(c.value), c.unit), Num(c.unit, "text"),
-             Num(_(c.doc) if c.doc else "", "text"), Num(c.source, "text"),
+             Num(_(c.doc) if c.doc else "", "text"), Num(_(c.source) if c.source else "", "text"),
              Num(c.date, "text"))
             for c in CONSTANTS.values()
         ),

@@ -9,8 +9,10 @@ from typing import Any
 import pandas as pd
 
 from reportgen.choose import weights_words
+from reportgen.engine import arguments_of, input_arrays
 from reportgen.i18n import N_, _, ngettext
 from reportgen.plan import Plan
+from reportgen.quantities.notes import worded
 from reportgen.render.context import bottleneck, figures
 from reportgen.render.context.common import (
     Row,
@@ -264,6 +266,15 @@ def _subtitle(row: Row) -> str:
     if method not in _SUBTITLES:
         return f"{row['model']} on {row['gpu']} · {method} method"
     return _(_SUBTITLES[method]).format(model=row["model"], gpu=row["gpu"])
+
+
+def notes_worded(plan: Plan) -> list[str]:
+    """Each row's notes (the registry's ``notes``) in the reader's language: the results hold
+    them in English, as the workbook's formula writes them."""
+    n = len(plan.scenarios)
+    words: list[str] = worded(arguments_of("notes", input_arrays(plan.scenarios), n,
+                                           plan.tables), say=_).tolist()
+    return words
 
 
 def _levers_of(plan: Plan, index: int) -> pd.DataFrame:
