@@ -199,10 +199,12 @@ def _plain_numbers(cells: list[object], semicolon_file: bool
         except OverflowError:
             return None
         return values, np.isnan(values)
-    if kinds <= {str} and not any(cells):  # an optional column left empty
-        return np.full(len(cells), np.nan), np.ones(len(cells), dtype=bool)
-    if not kinds <= {str}:
+    if not kinds <= {str, type(None)}:
         return None
+    if not any(cells):  # an optional column left empty (blank cells, or cells a row lacks)
+        return np.full(len(cells), np.nan), np.ones(len(cells), dtype=bool)
+    if type(None) in kinds:  # a cell a short row lacks is blank, as the per-cell path reads it
+        cells = ["" if c is None else c for c in cells]
     # each distinct text parsed once (a long file repeats its lengths, models and targets)
     codes, distinct = pd.factorize(np.asarray(cells, dtype=object))
     if max(map(len, distinct.tolist()), default=0) > _PLAIN_CHARS:
