@@ -225,4 +225,4 @@ def choose(conditions: Sequence[Array], labels: Sequence[str], default: str) -> 
     """Nested IF(c1,"l1",IF(c2,"l2",...,default)): the label of the first condition that holds."""
     index = np.select(list(conditions), list(range(len(labels))), default=len(labels))
     table: Array = np.array([*labels, default], dtype=object)
-    return table[index]  # type: ignore[no-any-return]
+    return taken(table, index)  # grouped later from the labels' codes

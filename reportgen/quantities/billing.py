@@ -25,7 +25,8 @@ def _typed(raw: Array) -> Array:
 def price_basis(raw_gpu_hour_price: Array, gpu__price_basis: Array) -> Array:
     """Basis of the price used (on_demand, reserved_1y, reserved_3y, spot, capacity_block), or
     as typed (the row's gpu_hour_price)."""
-    return np.where(_typed(raw_gpu_hour_price), "as typed", gpu__price_basis).astype(object)
+    return np.where(_typed(raw_gpu_hour_price), "as typed", gpu__price_basis).astype(
+        object, copy=False)
 
 
 @quantity("text", 'IF(ISBLANK({raw_gpu_hour_price}),{gpu__price_status}&"","as typed")',
@@ -33,31 +34,32 @@ def price_basis(raw_gpu_hour_price: Array, gpu__price_basis: Array) -> Array:
 def price_status(raw_gpu_hour_price: Array, gpu__price_status: Array) -> Array:
     """current, stale (quoted more than 12 months before the plan), undated, no_price (the
     price book has none for this GPU at this basis: the row is never budgeted) or as typed."""
-    return np.where(_typed(raw_gpu_hour_price), "as typed", gpu__price_status).astype(object)
+    return np.where(_typed(raw_gpu_hour_price), "as typed", gpu__price_status).astype(
+        object, copy=False)
 
 
 @quantity("text", 'IF(ISBLANK({raw_gpu_hour_price}),{gpu__price_region}&"","")', kind="text")
 def price_region(raw_gpu_hour_price: Array, gpu__price_region: Array) -> Array:
     """Region the price was quoted for (blank: the provider quotes one global price)."""
-    return np.where(_typed(raw_gpu_hour_price), "", gpu__price_region).astype(object)
+    return np.where(_typed(raw_gpu_hour_price), "", gpu__price_region).astype(object, copy=False)
 
 
 @quantity("text", 'IF(ISBLANK({raw_gpu_hour_price}),{gpu__price_provider}&"","")', kind="text")
 def price_provider(raw_gpu_hour_price: Array, gpu__price_provider: Array) -> Array:
     """Who quotes the price (aws, a specialty cloud, a server vendor; blank: typed)."""
-    return np.where(_typed(raw_gpu_hour_price), "", gpu__price_provider).astype(object)
+    return np.where(_typed(raw_gpu_hour_price), "", gpu__price_provider).astype(object, copy=False)
 
 
 @quantity("text", 'IF(ISBLANK({raw_gpu_hour_price}),{gpu__price_date}&"","")', kind="text")
 def price_date(raw_gpu_hour_price: Array, gpu__price_date: Array) -> Array:
     """Date the price was quoted (YYYY-MM-DD or YYYY-MM; blank: undated or typed)."""
-    return np.where(_typed(raw_gpu_hour_price), "", gpu__price_date).astype(object)
+    return np.where(_typed(raw_gpu_hour_price), "", gpu__price_date).astype(object, copy=False)
 
 
 @quantity("text", 'IF(ISBLANK({raw_gpu_hour_price}),{gpu__price_sku}&"","")', kind="text")
 def price_sku(raw_gpu_hour_price: Array, gpu__price_sku: Array) -> Array:
     """Instance type or server SKU the price is for (p5.48xlarge ...)."""
-    return np.where(_typed(raw_gpu_hour_price), "", gpu__price_sku).astype(object)
+    return np.where(_typed(raw_gpu_hour_price), "", gpu__price_sku).astype(object, copy=False)
 
 
 @quantity("flag", 'IF({price_status}="no_price",0,1)')
@@ -71,7 +73,8 @@ def priced(price_status: Array) -> Array:
 def price_unit(raw_gpu_hour_price: Array, gpu__price_unit: Array) -> Array:
     """Unit the price is quoted in: gpu_hour (one GPU) or node_hour (one instance of
     billed_unit_gpus GPUs, billed whole)."""
-    return np.where(_typed(raw_gpu_hour_price), "gpu_hour", gpu__price_unit).astype(object)
+    return np.where(_typed(raw_gpu_hour_price), "gpu_hour", gpu__price_unit).astype(
+        object, copy=False)
 
 
 @quantity("USD/unit-h", "IF(ISBLANK({raw_gpu_hour_price}),{gpu__price_usd},{raw_gpu_hour_price})")

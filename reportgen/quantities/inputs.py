@@ -5,7 +5,15 @@ from __future__ import annotations
 import numpy as np
 
 from reportgen.quantities.registry import quantity
-from reportgen.xlfuncs import Array, concat_text, has_key, lower, per_distinct, table_row
+from reportgen.xlfuncs import (
+    Array,
+    choose,
+    concat_text,
+    has_key,
+    lower,
+    per_distinct,
+    table_row,
+)
 
 
 def _given(raw: Array) -> Array:
@@ -63,7 +71,7 @@ def method(raw_method: Array) -> Array:
 def workload(raw_workload: Array, raw_scenario: Array) -> Array:
     """Workload the row is an option for (rows of one workload are alternatives for the same
     traffic, and one of them is budgeted); blank: the row is its own workload."""
-    return np.where(raw_workload == "", raw_scenario, raw_workload).astype(object)
+    return np.where(raw_workload == "", raw_scenario, raw_workload).astype(object, copy=False)
 
 
 @quantity("text", "LOWER(TRIM({workload}))", kind="text")
@@ -79,7 +87,7 @@ def role(method: Array, raw_role: Array) -> Array:
     """plan (budgeted when chosen) or compare (shown for comparison only; every tutorial-method
     row)."""
     given = np.where(raw_role == "", "plan", raw_role)
-    return np.where(method == "tutorial", "compare", given).astype(object)
+    return np.where(method == "tutorial", "compare", given).astype(object, copy=False)
 
 
 @quantity("text", "{raw_engine}", kind="text")
@@ -94,7 +102,8 @@ def engine(raw_engine: Array) -> Array:
 def weight_dtype(raw_weight_dtype: Array, model__weight_dtype: Array) -> Array:
     """Precision of the weights other than the routed experts (all of a dense model's): as
     typed, else as the checkpoint ships them (model catalog or config.json)."""
-    return np.where(raw_weight_dtype == "", model__weight_dtype, raw_weight_dtype).astype(object)
+    return np.where(raw_weight_dtype == "", model__weight_dtype, raw_weight_dtype).astype(
+        object, copy=False)
 
 
 @quantity(
@@ -105,13 +114,13 @@ def expert_weight_dtype(raw_weight_dtype: Array, model__expert_weight_dtype: Arr
     """Precision of the routed experts' weights (MoE; a dense model's as weight_dtype): as
     typed, else as shipped (gpt-oss ships them in MXFP4 beside bf16 attention)."""
     return np.where(raw_weight_dtype == "", model__expert_weight_dtype,
-                    raw_weight_dtype).astype(object)
+                    raw_weight_dtype).astype(object, copy=False)
 
 
 @quantity("text", 'IF({raw_kv_dtype}="",{model__kv_dtype},{raw_kv_dtype})', kind="text")
 def kv_dtype(raw_kv_dtype: Array, model__kv_dtype: Array) -> Array:
     """Precision of the KV cache: as typed, else the checkpoint's activation precision."""
-    return np.where(raw_kv_dtype == "", model__kv_dtype, raw_kv_dtype).astype(object)
+    return np.where(raw_kv_dtype == "", model__kv_dtype, raw_kv_dtype).astype(object, copy=False)
 
 
 @quantity("req/s", "{raw_peak_qps}")
@@ -303,7 +312,7 @@ def compute_dtype(
            & _runs_on(expert_weight_dtype, gpu__fp4_tflops, _FOUR_BIT))
     fp8 = (_runs_on(weight_dtype, gpu__fp8_tflops, eight)
            & _runs_on(expert_weight_dtype, gpu__fp8_tflops, eight))
-    return np.where(fp4, "fp4", np.where(fp8, "fp8", "bf16")).astype(object)
+    return choose([fp4, fp8], ["fp4", "fp8"], "bf16")
 
 
 @quantity(
@@ -363,7 +372,7 @@ def efficiency_key(
         has_key(stack, keys__eff),
         stack,
         np.where(has_key(family_engine, keys__eff), family_engine, family),
-    ).astype(object)
+    ).astype(object, copy=False)
 
 
 @quantity("row", _table_row_xl("eff", "efficiency_key"))

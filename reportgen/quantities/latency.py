@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from reportgen.quantities.registry import quantity
-from reportgen.xlfuncs import Array
+from reportgen.xlfuncs import Array, choose
 
 
 @quantity(
@@ -75,7 +75,7 @@ def decode_regime(
     memory = weights_read_gib_per_step * BYTES_PER_GIB / instance_bandwidth + (
         decode_kv_read_s_per_seq * batch
     )
-    return np.where(compute >= memory, "compute", "bandwidth").astype(object)
+    return choose([compute >= memory], ["compute"], "bandwidth")
 
 
 @quantity("ms", "{decode_step_ms}+{batch}*{prefill_in_batch_ms}/{avg_output_tokens}")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from reportgen.quantities.registry import quantity
-from reportgen.xlfuncs import Array
+from reportgen.xlfuncs import Array, choose
 
 
 @quantity(
@@ -19,16 +19,15 @@ def sized_by(method: Array, raw_knee_rps: Array) -> Array:
     """What set the instances: the closed form (Little's Law at the operating batch, for mean
     targets), the knee of the P99 targets (queueing under random arrivals), or the tutorial's
     arithmetic."""
-    return np.where(method == "tutorial", "tutorial",
-                    np.where(np.isnan(raw_knee_rps), "closed form",
-                             "knee of the P99 targets")).astype(object)
+    return choose([method == "tutorial", np.isnan(raw_knee_rps)], ["tutorial", "closed form"],
+                  "knee of the P99 targets")
 
 
 @quantity("text", 'IF(ISBLANK({raw_knee_rps}),{bottleneck},"queueing")', kind="text")
 def fleet_bottleneck(raw_knee_rps: Array, bottleneck: Array) -> Array:
     """What limits the fleet: queueing when the knee of the percentile targets sized it, else
     the operating batch's bottleneck."""
-    return np.where(np.isnan(raw_knee_rps), bottleneck, "queueing").astype(object)
+    return np.where(np.isnan(raw_knee_rps), bottleneck, "queueing").astype(object, copy=False)
 
 
 @quantity("req/s", "IF(ISBLANK({raw_knee_rps}),0,{raw_knee_rps})")
