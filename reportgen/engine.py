@@ -25,7 +25,7 @@ from reportgen import schema
 from reportgen.quantities import REGISTRY, Quantity, input_kind
 from reportgen.quantities.registry import KEYS_PREFIX, LOOKUP_KEYS, RAW_PREFIX, keyed_inputs
 from reportgen.units import CONSTANTS
-from reportgen.xlfuncs import Array, group_rows, known_codes, taken
+from reportgen.xlfuncs import Array, group_rows, known_codes, same_as_taken, taken
 
 RESULT_COLUMNS: tuple[str, ...] = tuple(REGISTRY)
 # Inputs that tell rows of the same model and configuration apart (the traffic, the targets,
@@ -248,6 +248,8 @@ def evaluate_shared(
         if len(first) > n // 2:
             return evaluate(columns, n, tables, constants, overrides)
         distinct = {name: columns[name][first] for name in context}
+        for name in context:  # each row's inputs are its group's: compared once per group
+            same_as_taken(columns[name], distinct[name], groups)
         once = evaluate(distinct, len(first), tables, constants, wanted=shared)
         pinned = {name: taken(once[name], groups) for name in shared}
         pinned.update(overrides or {})

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from reportgen.quantities.registry import quantity
-from reportgen.xlfuncs import Array, choose, floor_snapped
+from reportgen.xlfuncs import Array, choose, equals, floor_snapped
 
 
 @quantity(
@@ -83,7 +83,7 @@ def bottleneck(
 ) -> Array:
     """What sets the batch, and so the fleet: kv_memory, tpot_slo, ttft_slo or batch_cap; or
     weights_do_not_fit / slo_unreachable when no batch works (tutorial method: compute)."""
-    tutorial = method == "tutorial"
+    tutorial = equals(method, "tutorial")
     no_fit = batch_max_kv < 1
     slo = np.minimum(batch_limit_tpot, batch_limit_ttft)
     return choose(
@@ -110,9 +110,9 @@ def bottleneck(
 def in_plan_total(method: Array, bottleneck: Array) -> Array:
     """1 when the row is part of the plan's totals (roofline method and feasible), else 0."""
     counted = (
-        (method != "tutorial")
-        & (bottleneck != "weights_do_not_fit")
-        & (bottleneck != "slo_unreachable")
+        ~equals(method, "tutorial")
+        & ~equals(bottleneck, "weights_do_not_fit")
+        & ~equals(bottleneck, "slo_unreachable")
     )
     return counted.astype(float)
 
@@ -136,4 +136,4 @@ def batch(
         np.minimum(batch_max_kv, batch_limit_tpot), np.minimum(batch_limit_ttft, max_batch)
     )
     tutorial = floor_snapped(TUTORIAL_KV_HEADROOM * batch_max_kv)
-    return np.maximum(1.0, np.where(method == "tutorial", tutorial, roofline))
+    return np.maximum(1.0, np.where(equals(method, "tutorial"), tutorial, roofline))

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from reportgen.quantities.registry import quantity
-from reportgen.xlfuncs import Array, ceil_snapped, floor_snapped
+from reportgen.xlfuncs import Array, ceil_snapped, equals, floor_snapped
 
 
 def _typed(raw: Array) -> Array:
@@ -73,7 +73,7 @@ def price_sku(raw_gpu_hour_price: Array, gpu__price_sku: Array) -> Array:
 def priced(price_status: Array) -> Array:
     """1 when the row has a price (from the price book or typed); rows without one are never
     budgeted."""
-    return (price_status != "no_price").astype(float)
+    return (~equals(price_status, "no_price")).astype(float)
 
 
 @quantity("text", 'IF(ISBLANK({raw_gpu_hour_price}),{gpu__price_unit}&"","gpu_hour")', kind="text")
@@ -119,7 +119,7 @@ def billed_units_of(instances: Array, tp: Array, pp: Array, gpus: Array, price_u
     slots = _stages_per(unit_gpus, tp)
     whole = np.where(slots > 0, ceil_snapped(instances * pp / np.where(slots > 0, slots, 1.0)),
                      instances * pp * ceil_snapped(tp / unit_gpus))
-    return np.where(price_unit == "node_hour", whole, gpus)
+    return np.where(equals(price_unit, "node_hour"), whole, gpus)
 
 
 BILLED_UNITS_XL = (
@@ -142,7 +142,7 @@ def billed_units(price_unit: Array, tp: Array, billed_unit_gpus: Array, instance
 def billed_gpus(price_unit: Array, billed_units: Array, billed_unit_gpus: Array,
                 gpus: Array) -> Array:
     """GPUs paid for: every GPU of the billed instances (≥ gpus)."""
-    return np.where(price_unit == "node_hour", billed_units * billed_unit_gpus, gpus)
+    return np.where(equals(price_unit, "node_hour"), billed_units * billed_unit_gpus, gpus)
 
 
 @quantity("GPUs", "{billed_gpus}-{gpus}")

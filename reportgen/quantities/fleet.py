@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from reportgen.quantities.registry import quantity
-from reportgen.xlfuncs import Array, ceil_snapped
+from reportgen.xlfuncs import Array, ceil_snapped, equals
 
 
 @quantity("sequences", "{peak_qps}*{response_time_s}")
@@ -54,7 +54,7 @@ def traffic_instances(
     closed = ceil_snapped(concurrency / batch * safety_factor)
     sized = np.where(np.isnan(raw_knee_rps), closed, by_knee)
     roofline = np.where(in_plan_total == 1, sized, 0.0)
-    return np.where(method == "tutorial", tutorial, roofline)
+    return np.where(equals(method, "tutorial"), tutorial, roofline)
 
 
 @quantity("replicas", 'IF(ISBLANK({raw_min_replicas}),IF({role}="plan",2,1),{raw_min_replicas})')
@@ -81,7 +81,8 @@ def instances(method: Array, in_plan_total: Array, traffic_instances: Array,
     """Model replicas run: traffic's replicas plus the spares, at least min_replicas (the
     tutorial's rows: its own count)."""
     redundant = np.maximum(traffic_instances + spare_replicas, min_replicas)
-    return np.where((method != "tutorial") & (in_plan_total == 1), redundant, traffic_instances)
+    counted = ~equals(method, "tutorial") & (in_plan_total == 1)
+    return np.where(counted, redundant, traffic_instances)
 
 
 @quantity("instances", "{instances}-{traffic_instances}")
@@ -125,7 +126,7 @@ def utilization_at_avg_load(avg_qps: Array, instances: Array, instance_rps: Arra
                             method: Array, tutorial_instance_rps: Array) -> Array:
     """Share of the fleet's request capacity used at the average rate (the tutorial's rows:
     of the capacity its own method gives each instance, which sized them)."""
-    rps = np.where(method == "tutorial", tutorial_instance_rps, instance_rps)
+    rps = np.where(equals(method, "tutorial"), tutorial_instance_rps, instance_rps)
     capacity = instances * rps
     return np.where(capacity > 0, avg_qps / np.where(capacity > 0, capacity, 1.0), 0.0)
 

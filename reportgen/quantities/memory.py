@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from reportgen.quantities.registry import quantity
-from reportgen.xlfuncs import Array, floor_snapped
+from reportgen.xlfuncs import Array, equals, floor_snapped
 
 TP_CHOICES = (1, 2, 4, 8)
 
@@ -143,8 +143,9 @@ def _budget(
     vllm = total * vllm_utilization - weights_gib - gpus * reserve
     trt = trt_fraction * (total - weights_gib - gpus * reserve)
     sglang = total * sglang_fraction - weights_gib
-    by_engine = np.where(engine == "tensorrt-llm", trt, np.where(engine == "sglang", sglang, vllm))
-    return np.where(method == "tutorial", total - weights_gib, by_engine)
+    by_engine = np.where(equals(engine, "tensorrt-llm"), trt,
+                         np.where(equals(engine, "sglang"), sglang, vllm))
+    return np.where(equals(method, "tutorial"), total - weights_gib, by_engine)
 
 
 def _tp_fits_xl(t: int) -> str:
@@ -209,7 +210,7 @@ def tp(
         roomy_choice,
         np.where(~np.isnan(fit_choice), fit_choice, TP_CHOICES[-1]),
     )
-    auto = np.where(method == "tutorial", 1.0, auto)
+    auto = np.where(equals(method, "tutorial"), 1.0, auto)
     return np.where(np.isnan(raw_tp), auto, raw_tp)
 
 

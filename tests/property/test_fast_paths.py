@@ -178,3 +178,19 @@ def test_grouping_from_known_codes_equals_grouping_the_values(
     plain = xlfuncs.group_rows({k: v.copy() for k, v in columns.items()}, list(columns), n)
     assert known[0].tolist() == plain[0].tolist()
     assert known[1].tolist() == plain[1].tolist()
+
+
+@SETTINGS
+@given(st.lists(_TABLE_VALUE, min_size=1, max_size=5), st.lists(st.integers(0, 10**6), max_size=40),
+       st.sampled_from(["", "a", "b", "tutorial"]))
+def test_comparing_from_a_short_source_equals_comparing_the_values(
+        table: list[object], picks: list[int], text: str) -> None:
+    """A column remembered as taken from a short array compares with a text exactly as its
+    values do (blanks, None and NaN, never equal to a text)."""
+    source = np.array(table, dtype=object)
+    index = np.array([p % len(source) for p in picks], dtype=np.intp)
+    with xlfuncs.known_codes():
+        column = xlfuncs.taken(source, index)
+        known = xlfuncs.equals(column, text)
+    assert known.dtype == bool
+    assert known.tolist() == [v == text for v in source[index].tolist()]
