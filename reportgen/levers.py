@@ -61,10 +61,6 @@ def _tp_splits(tp: int, heads: float, kv_heads: float) -> bool:
     return heads % tp == 0 and (kv_heads % tp == 0 or tp % kv_heads == 0)
 
 
-def _as_written(message: str) -> str:
-    return message
-
-
 def _changes(i: int, typed: pd.Series, spec: pd.Series, chosen: pd.Series,
              tables: Tables, searched: tuple[str, ...]) -> list[Change]:
     """The levers that apply to row ``i``."""
@@ -112,7 +108,7 @@ def _changes(i: int, typed: pd.Series, spec: pd.Series, chosen: pd.Series,
 
 def change_words(lever: str, chosen: pd.Series, tpot_typed_ms: float,
                  values: Mapping[str, Any], per_node: Mapping[str, float],
-                 say: Callable[[str], str] = _as_written) -> str:
+                 say: Callable[[str], str] = N_) -> str:
     """A lever in words, e.g. "tensor parallelism 2 → 4": ``chosen``, the row's results (its
     configuration and inputs); ``tpot_typed_ms``, its TPOT target as typed; ``values``, what
     the lever sets; ``say``, each message in the reader's language (the table's are English)."""

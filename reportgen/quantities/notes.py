@@ -65,10 +65,6 @@ _STAGES_TEXT_XL = (
 )
 
 
-def _as_written(message: str) -> str:
-    return message
-
-
 def _shipped(weights: str, experts: str, compute: str, say: Say) -> str:
     part = (say(N_("routed experts in {experts}, the other weights in {weights} (memory counts "
                    "each part at its own precision)")).format(experts=experts, weights=weights)
@@ -116,7 +112,7 @@ def _template() -> str:
 def _said(method: str, bottleneck: str, no_tpot: bool, weights: str, experts: str,
           compute: str, calibrated: str, raw_weights: str, pp: float, tp: float, gpus: float,
           per_node: float, calibration_note: str, calibrated_on: str, engine: str,
-          say: Say = _as_written) -> str:
+          say: Say = N_) -> str:
     """The notes of one combination of values: the sentences whose condition holds, in the
     template's order, joined as its TRIM joins them; ``say``: each sentence in the reader's
     language (the engine's are English, as the workbook's formula writes them)."""
@@ -142,7 +138,7 @@ def _said(method: str, bottleneck: str, no_tpot: bool, weights: str, experts: st
     if calibrated == "load test":
         said.append(calibration_note)
     text = " ".join(" ".join(said).split())  # as the formula's TRIM joins them
-    if say is _as_written:
+    if say is N_:  # as written: exactly the formula's text
         return text
     return text.replace("。 ", "。")  # translated: no space after a full-width full stop
 
@@ -171,7 +167,7 @@ def notes(
                    gpu__gpus_per_node, eff__calibration_note, eff__engine, engine))
 
 
-def worded(arguments: tuple[Array, ...], say: Say = _as_written) -> Array:
+def worded(arguments: tuple[Array, ...], say: Say = N_) -> Array:
     """Each row's notes from the quantity's inputs, in their order (engine.arguments_of gives
     them), each sentence in ``say``'s language: the report words them for its reader."""
     method, bottleneck, raw_tpot_slo_ms, *others = arguments
