@@ -8,7 +8,10 @@ their texts — read no input that tells rows of one model and configuration apa
 the targets, the money: :data:`PER_ROW`). Rows share few such configurations, so
 :func:`estimate` computes those quantities once per distinct configuration and gives each row
 its configuration's values; the others are computed row by row. Each quantity is a function of
-its own row alone, so the figures are the same either way (a property test checks it).
+its own row alone, so the figures are the same either way (a property test checks it). Within
+one evaluation, a column known to repeat a short one (a lookup, a configuration's quantity, a
+configuration input, a table of labels) is grouped and compared with a word through the short
+one (:func:`reportgen.xlfuncs.known_codes`).
 """
 
 from __future__ import annotations
