@@ -583,8 +583,10 @@ def _check_cells(table: RawTable, positions: dict[str, int], grid: Grid,
         kinds = set(map(type, cells))
         texts = cast(list[str], cells) if kinds == {str} else [c for c in cells if type(c) is str]
         joined = "".join(texts)
-        if (_FormulaWithoutValue not in kinds and not _CONTROL.search(joined)
-                and not BIDI_CONTROLS.search(joined)
+        # printable ASCII holds no control and no bidirectional character (str's own C scans)
+        plain = joined.isascii() and joined.isprintable()
+        if (_FormulaWithoutValue not in kinds
+                and (plain or not (_CONTROL.search(joined) or BIDI_CONTROLS.search(joined)))
                 and max(map(len, texts), default=0) <= MAX_TEXT_CHARS):
             continue
         for i, cell in enumerate(cells):
@@ -630,6 +632,8 @@ def _check_names(names: list[str], shown: Sequence[str], rows: list[int],
     joined = "".join(names)
     plain = joined.isascii() and not _UNPRINTABLE_ASCII.search(joined) and "  " not in joined
     keys = [n.casefold() for n in names] if plain else [identity(n) for n in names]
+    if all(keys) and len(set(keys)) == len(keys):
+        return  # every name visible and unique (a long file: no row by row pass)
     for row, name, label, key in zip(rows, names, shown, keys, strict=True):
         if not key:
             if name:
