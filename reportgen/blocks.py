@@ -202,8 +202,7 @@ def _write_blocks(pool: Executor, blocks: list[Block], ahead: int, target: Binar
         used.update(keys)
     typed = checked.scenarios
     if not np.array_equal(typed_knees, knees, equal_nan=True):
-        typed = typed.copy()
-        typed["knee_rps"] = typed_knees
+        typed = typed.assign(knee_rps=typed_knees)  # the other columns shared, not copied
     provenance = provenance_of(checked, typed, input_name, generated=generated)
     stamp = quoted_field(provenance_json(provenance)).encode("utf-8")
     mark = placeholder.encode("ascii")

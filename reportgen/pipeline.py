@@ -169,8 +169,7 @@ def make_plan(checked: ValidatedInput, input_name: str, title: str = "",
     typed = checked.scenarios
     if knees is not None:  # P99 targets: the simulated knee sizes those rows, as an input
         scenarios, simulation_notes = knees
-        typed = typed.copy()
-        typed["knee_rps"] = scenarios["knee_rps"].to_numpy()
+        typed = typed.assign(knee_rps=scenarios["knee_rps"].to_numpy())
         sized = typed["knee_rps"].notna() & checked.scenarios["knee_rps"].isna()
         results = _estimated_again(results, scenarios, checked.tables,
                                    np.flatnonzero(sized.to_numpy()))

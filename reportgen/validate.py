@@ -480,7 +480,9 @@ def validate(table: RawTable, catalogs: Catalogs | None = None,
     catalogs = _resolve_models(scenarios, rows, shown, catalogs, base_dir, inputs, out)
     catalogs = _resolve_gpus(scenarios, spec_frame, rows, shown, catalogs, out)
     resolved = scenarios["model"] != ""
-    if resolved.any():  # the rows whose model is known can be checked further
+    if resolved.all():  # every row's model is known: all can be checked further
+        _check_rows(scenarios, spec_frame, rows, shown, catalogs, out)
+    elif resolved.any():  # the rows whose model is known
         keep = np.flatnonzero(resolved.to_numpy())
         _check_rows(scenarios.iloc[keep].reset_index(drop=True),
                     spec_frame.iloc[keep].reset_index(drop=True), [rows[i] for i in keep],
@@ -891,7 +893,9 @@ def _check_rows(scenarios: pd.DataFrame, specs: pd.DataFrame, rows: list[int],
     s = scenarios
     model_names = s["model"].tolist()
     max_prompt_given = s["max_prompt_tokens"].to_numpy(dtype=float)
-    models = catalogs.models.loc[s["model"]]
+    models = catalogs.models.loc[s["model"], [  # only the columns checked: a row a scenario
+        "attention_heads", "kv_heads", "max_context", "weight_dtype", "expert_weight_dtype",
+        "kv_dtype", "precision_source"]]
     heads = np.where(np.isnan(s["attention_heads"]), models["attention_heads"],
                      s["attention_heads"])
     kv_heads = np.where(np.isnan(s["kv_heads"]), models["kv_heads"], s["kv_heads"])
