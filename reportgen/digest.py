@@ -57,6 +57,13 @@ SMALL = 64  # columns this short are encoded cell by cell (factorizing costs mor
 def encode_unique(values: pd.Series, encode: Callable[[object], str]) -> np.ndarray:
     """``encode`` of every cell as an object array, called once per distinct value; blank
     cells (None, NaN) give ""."""
+    codes, table = encoded(values, encode)
+    return np.asarray(table[codes])
+
+
+def encoded(values: pd.Series, encode: Callable[[object], str]) -> tuple[np.ndarray, np.ndarray]:
+    """Each cell's position in a table of ``encode`` of each distinct value (a blank cell's:
+    an entry ""); the positions in the smallest integers that hold them."""
     if len(values) <= SMALL:
         seen: dict[object, str] = {}
         out = []
@@ -67,11 +74,12 @@ def encode_unique(values: pd.Series, encode: Callable[[object], str]) -> np.ndar
                 out.append(seen[value])
             else:
                 out.append(seen.setdefault(value, encode(value)))
-        return np.array(out, dtype=object)
+        return np.arange(len(out)), np.array(out, dtype=object)
     codes, uniques = pd.factorize(values, use_na_sentinel=True)
     table = np.array([*map(encode, np.asarray(uniques, dtype=object).tolist()), ""],
                      dtype=object)
-    return np.asarray(table[codes])  # code -1 (blank) picks the trailing ""
+    blank = len(table) - 1  # code -1 (blank) picks the trailing ""
+    return np.where(codes < 0, blank, codes).astype(np.min_scalar_type(blank)), table
 
 
 def _digest(name: str, frame: Mapping[str, pd.Series], keys: pd.Series,
@@ -90,11 +98,10 @@ def _digest(name: str, frame: Mapping[str, pd.Series], keys: pd.Series,
 
         encoders.append((column, field))
     key_text = encode_unique(keys.astype(str), _cell)
+    cells = [encoded(frame[column], encode) for column, encode in encoders]
 
     def lines(rows: np.ndarray) -> list[str]:
-        fields = [key_text[rows].tolist()]
-        fields += [encode_unique(frame[column].iloc[rows], encode).tolist()
-                   for column, encode in encoders]
+        fields = [key_text[rows].tolist(), *(table[codes[rows]].tolist() for codes, table in cells)]
         return list(map("".join, zip(*fields, strict=True)))  # each line joined once
 
     digest = hashlib.sha256(f"{SCHEME} {name}".encode())
