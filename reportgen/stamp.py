@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 import math
 
-import numpy as np
 import pandas as pd
 
 from reportgen import schema
@@ -31,13 +30,17 @@ def input_rows_json(scenarios: pd.DataFrame) -> list[str]:
     """Each validated scenario row as compact JSON (blank cells left out), in order; built a
     column at a time, each distinct value encoded once (a results file may hold a million
     rows)."""
-    parts: list[list[str]] = [[""] * len(scenarios)]
+    parts: list[list[str]] = []
     for column in schema.COLUMNS:
         if column.name not in scenarios.columns:
             continue
         key = "," + json.dumps(column.name) + ":"
-        text = encode_unique(scenarios[column.name], _json_cell)
-        parts.append(np.where(text == "", "", key + text).tolist())
+
+        def member(value: object, key: str = key) -> str:  # blank: left out
+            text = _json_cell(value)
+            return key + text if text else ""
+
+        parts.append(encode_unique(scenarios[column.name], member).tolist())
     return ["{" + row[1:] + "}" for row in map("".join, zip(*parts, strict=True))]
 
 
