@@ -893,7 +893,7 @@ def _check_rows(scenarios: pd.DataFrame, specs: pd.DataFrame, rows: list[int],
     s = scenarios
     model_names = s["model"].tolist()
     max_prompt_given = s["max_prompt_tokens"].to_numpy(dtype=float)
-    models = catalogs.models.loc[s["model"], [  # only the columns checked: a row a scenario
+    models = catalogs.models.loc[s["model"], [  # a row per scenario: only the columns checked
         "attention_heads", "kv_heads", "max_context", "weight_dtype", "expert_weight_dtype",
         "kv_dtype", "precision_source"]]
     heads = np.where(np.isnan(s["attention_heads"]), models["attention_heads"],

@@ -4,7 +4,8 @@ Reading and validation take a strict fast path over whole columns (pandas' C tok
 without quotes; bulk conversion of plain numbers) and keep the per-cell code for the cells that
 fail it. Whatever the cells, both paths must give the same cells, numbers and messages. The
 engine computes the quantities rows of one configuration share once per configuration: the
-results must be the same, bit for bit, as computing every row.
+results must be the same, bit for bit, as computing every row. The inputs digest builds its
+lines a block at a time in key order: it must hash what its definition says.
 """
 
 from __future__ import annotations
