@@ -50,7 +50,7 @@ def _cell(value: object) -> str:
     return "" if math.isnan(number) else repr(number + 0.0)  # -0.0 + 0.0 == 0.0
 
 
-_ROWS_AT_ONCE = 50_000  # lines built and hashed at once (a million rows' lines: 400 MB)
+_ROWS_AT_ONCE = 50_000  # lines built and hashed at once (all of a million rows': 300 MB)
 SMALL = 64  # columns this short are encoded cell by cell (factorizing costs more)
 
 
