@@ -31,6 +31,7 @@ FORMATS: dict[str, Format] = {
     "row": Format(0, "0"),
     "req/s": Format(2, "#,##0.00", " req/s"),
     "tokens": Format(0, "#,##0", " tokens"),
+    "token pairs": Format(0, "#,##0", " token pairs"),
     "sequences": Format(0, "#,##0"),
     "count": Format(0, "#,##0"),
     "fraction": Format(1, "0.0%", percent=True),

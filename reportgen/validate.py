@@ -780,7 +780,8 @@ def _custom_model(scenarios: pd.DataFrame, i: int) -> dict[str, object]:
         "hidden_size": given["attention_heads"] * given["head_dim"],
         "mla_kv_dim": 0.0, "mla_rope_dim": 0.0, "experts": 0.0, "experts_per_token": 0.0,
         "expert_params_b": 0.0,
-        "max_context": 0.0, "weight_dtype": "bf16", "expert_weight_dtype": "bf16",
+        "max_context": 0.0, "local_attention_window": 0.0, "local_attention_layers": 0.0,
+        "weight_dtype": "bf16", "expert_weight_dtype": "bf16",
         "kv_dtype": "bf16", "precision_source": "assumed 16-bit (bf16) for a model defined by "
         "override columns: type weight_dtype and kv_dtype if it ships otherwise",
         "source": "scenario file overrides", "source_date": "",

@@ -50,7 +50,7 @@ def _no_attention(results: pd.DataFrame) -> dict[str, Any]:
 
 def _single_roofline(results: pd.DataFrame) -> dict[str, Any]:
     r = results
-    ctx = r["decode_context_tokens"]
+    ctx = r["decode_attended_tokens"]
     compute = (2 * r["gemm_params_b"] * 1e9
                + r["decode_attention_flops_per_token_pair"] * ctx) / r["instance_flops_decode"]
     reads = ctx * r["kv_bytes_per_token"] * r["kv_copies"] / r["instance_bandwidth"]
@@ -105,6 +105,11 @@ def _rtx_in_blackwell(bench: Bench) -> Bench:
     return bench.with_gpus(gpus)
 
 
+def _full_attention(bench: Bench) -> Bench:
+    models = bench.tables.models.assign(local_attention_window=0.0, local_attention_layers=0.0)
+    return bench.with_models(models)
+
+
 NVLINK_GPUS = ("H100-SXM", "H200-SXM", "GH200", "A100-SXM-80GB")
 ABLATIONS: tuple[Ablation, ...] = (
     Ablation("all-reduce latency 0", "link_latency_us 0 instead of 25", _links(latency_us=0.0)),
@@ -130,6 +135,8 @@ ABLATIONS: tuple[Ablation, ...] = (
     Ablation("no unsharded norm traffic", "UNSHARDED_ACTIVATION_PASSES 0 (shipped 4): the "
              "norms and residual adds split over tp like the GEMMs",
              constants={"UNSHARDED_ACTIVATION_PASSES": 0.0}),
+    Ablation("no local attention", "every layer attends to and keeps the whole context "
+             "(Llama 4's 8,192-token chunks in 36 of 48 layers ignored)", _full_attention),
     Ablation("no attention terms", "attention FLOPs and KV-cache reads set to 0",
              pin=_no_attention),
     Ablation("single roofline per step", "max(all FLOPs, all bytes), not GEMMs + attention",

@@ -51,6 +51,10 @@ class Bench:
         """The same bench predicted with another GPU catalog."""
         return self._with(gpus=gpus)
 
+    def with_models(self, models: pd.DataFrame) -> Bench:
+        """The same bench predicted with another model catalog."""
+        return self._with(models=models)
+
     def with_engine(self, engine: str) -> Bench:
         """The same bench with every scenario under another engine's KV-budget definition."""
         scenarios = self.checked.scenarios.assign(engine=engine)

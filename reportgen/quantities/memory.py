@@ -101,12 +101,49 @@ def reserved_tokens_per_seq(max_prompt_tokens: Array, max_output_tokens: Array) 
     return max_prompt_tokens + max_output_tokens
 
 
-@quantity("GiB", "{kv_bytes_per_token}*{reserved_tokens_per_seq}/{BYTES_PER_GIB}")
+@quantity("tokens", "{model__local_attention_window}")
+def local_attention_window(model__local_attention_window: Array) -> Array:
+    """Tokens a local-attention layer attends to and keeps: the sliding window (gpt-oss,
+    Gemma 2) or the chunk (Llama 4) of the model catalog; 0 when every layer attends to the
+    whole context."""
+    return model__local_attention_window
+
+
+@quantity(
+    "fraction",
+    "IF({local_attention_window}>0,MIN({model__local_attention_layers},{layers})/{layers},0)",
+)
+def local_attention_share(
+    local_attention_window: Array, model__local_attention_layers: Array, layers: Array
+) -> Array:
+    """Share of the layers that attend only within the local window; 0 when every layer
+    attends to the whole context."""
+    local = np.minimum(model__local_attention_layers, layers) / layers
+    return np.where(local_attention_window > 0, local, 0.0)
+
+
+@quantity(
+    "tokens",
+    "{reserved_tokens_per_seq}*(1-{local_attention_share})"
+    "+MIN({reserved_tokens_per_seq},{local_attention_window})*{local_attention_share}",
+)
+def kv_held_tokens_per_seq(
+    reserved_tokens_per_seq: Array, local_attention_share: Array, local_attention_window: Array
+) -> Array:
+    """Tokens of KV cache a sequence holds at its reserved length, averaged over the layers: a
+    local layer keeps at most its window (as vLLM's hybrid KV-cache manager allocates it), the
+    other layers every token."""
+    local = np.minimum(reserved_tokens_per_seq, local_attention_window)
+    return (reserved_tokens_per_seq * (1 - local_attention_share)
+            + local * local_attention_share)
+
+
+@quantity("GiB", "{kv_bytes_per_token}*{kv_held_tokens_per_seq}/{BYTES_PER_GIB}")
 def kv_gib_per_seq(
-    kv_bytes_per_token: Array, reserved_tokens_per_seq: Array, BYTES_PER_GIB: float
+    kv_bytes_per_token: Array, kv_held_tokens_per_seq: Array, BYTES_PER_GIB: float
 ) -> Array:
     """KV cache one running sequence needs at its reserved length."""
-    return kv_bytes_per_token * reserved_tokens_per_seq / BYTES_PER_GIB
+    return kv_bytes_per_token * kv_held_tokens_per_seq / BYTES_PER_GIB
 
 
 @quantity("stages", "IF(ISBLANK({raw_pp}),1,{raw_pp})")

@@ -250,19 +250,38 @@ def gemm_params_b(
 
 
 @quantity(
+    "token pairs",
+    "{prefill_tokens}^2/2*(1-{local_attention_share})"
+    "+MIN({prefill_tokens},{local_attention_window})"
+    "*({prefill_tokens}-MIN({prefill_tokens},{local_attention_window})/2)"
+    "*{local_attention_share}",
+)
+def prefill_attention_pairs(
+    prefill_tokens: Array, local_attention_share: Array, local_attention_window: Array
+) -> Array:
+    """(query, key) pairs a prompt's causal attention computes, averaged over the layers: half
+    of the S² pairs in a full layer; in a local layer each token sees at most the W before it,
+    min(S, W) · (S − min(S, W)/2) pairs (S²/2 while S ≤ W)."""
+    seen = np.minimum(prefill_tokens, local_attention_window)
+    local = seen * (prefill_tokens - seen / 2)
+    return (prefill_tokens**2 / 2 * (1 - local_attention_share)
+            + local * local_attention_share)
+
+
+@quantity(
     "FLOP",
     "2*{gemm_params_b}*10^9*{prefill_tokens}"
-    "+{attention_flops_per_token_pair}*{prefill_tokens}^2/2",
+    "+{attention_flops_per_token_pair}*{prefill_attention_pairs}",
 )
 def prefill_flops(
-    gemm_params_b: Array, prefill_tokens: Array, attention_flops_per_token_pair: Array
+    gemm_params_b: Array, prefill_tokens: Array, attention_flops_per_token_pair: Array,
+    prefill_attention_pairs: Array,
 ) -> Array:
     """FLOPs of one request's prefill, in dense-layer time: 2 per active parameter and token
     (routed experts counted at their grouped-GEMM speed) plus causal attention over the
-    prompt (half of the S² token pairs)."""
-    return 2 * gemm_params_b * 1e9 * prefill_tokens + (
-        attention_flops_per_token_pair * prefill_tokens**2 / 2
-    )
+    prompt's token pairs."""
+    return (2 * gemm_params_b * 1e9 * prefill_tokens
+            + attention_flops_per_token_pair * prefill_attention_pairs)
 
 
 @quantity(
@@ -307,13 +326,29 @@ def prefill_in_batch_ms(
 
 
 @quantity(
+    "tokens",
+    "{decode_context_tokens}*(1-{local_attention_share})"
+    "+MIN({decode_context_tokens},{local_attention_window})*{local_attention_share}",
+)
+def decode_attended_tokens(
+    decode_context_tokens: Array, local_attention_share: Array,
+    local_attention_window: Array,
+) -> Array:
+    """Cached tokens a decoded token attends to, averaged over the layers: the mean decode
+    context in a full layer, at most the window in a local one (what a decode step reads of a
+    sequence's KV cache, and what it holds at the mean context)."""
+    local = np.minimum(decode_context_tokens, local_attention_window)
+    return decode_context_tokens * (1 - local_attention_share) + local * local_attention_share
+
+
+@quantity(
     "s/sequence",
-    "MAX({decode_attention_flops_per_token_pair}*{decode_context_tokens}/{instance_flops_decode},"
-    "{decode_context_tokens}*{kv_bytes_per_token}*{kv_copies}/{instance_bandwidth})",
+    "MAX({decode_attention_flops_per_token_pair}*{decode_attended_tokens}/{instance_flops_decode},"
+    "{decode_attended_tokens}*{kv_bytes_per_token}*{kv_copies}/{instance_bandwidth})",
 )
 def decode_attention_s_per_seq(
     decode_attention_flops_per_token_pair: Array,
-    decode_context_tokens: Array,
+    decode_attended_tokens: Array,
     instance_flops_decode: Array,
     kv_bytes_per_token: Array,
     kv_copies: Array,
@@ -322,9 +357,9 @@ def decode_attention_s_per_seq(
     """Attention time each sequence adds to a decode step: its own kernel's roofline, the
     larger of its FLOPs and the read of its KV cache, every stored copy read by its GPU
     (memory-bound in practice)."""
-    flops = (decode_attention_flops_per_token_pair * decode_context_tokens
+    flops = (decode_attention_flops_per_token_pair * decode_attended_tokens
              / instance_flops_decode)
-    reads = decode_context_tokens * kv_bytes_per_token * kv_copies / instance_bandwidth
+    reads = decode_attended_tokens * kv_bytes_per_token * kv_copies / instance_bandwidth
     return np.maximum(flops, reads)
 
 

@@ -57,9 +57,9 @@ class Advice:
 
 
 def occupancy_at_operating_batch(row: pd.Series) -> float:
-    """KV occupancy (vLLM's definition) of one replica running the row's operating batch."""
-    held = float(row["batch"]) * (float(row["avg_prompt_tokens"])
-                                  + float(row["avg_output_tokens"]) / 2)
+    """KV occupancy (vLLM's definition) of one replica running the row's operating batch: each
+    sequence holds its KV at the mean decode context (local-attention layers their window)."""
+    held = float(row["batch"]) * float(row["decode_attended_tokens"])
     budget = float(row["kv_budget_gib"]) * BYTES_PER_GIB
     per_token = float(row["kv_bytes_per_token"]) * float(row.get("kv_copies", 1.0))
     return min(1.0, held * per_token / budget) if budget > 0 else 1.0

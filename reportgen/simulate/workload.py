@@ -59,10 +59,15 @@ class Workload:
 
 def kv_blocks(values: Mapping[str, Any], block_tokens: int = VLLM_BLOCK_TOKENS) -> int:
     """KV blocks of one instance: its KV budget ÷ (KV bytes per token × copies × tokens per
-    block)."""
+    block). A model whose local-attention layers keep only their window holds, per token of a
+    sequence at its reserved length, kv_held_tokens_per_seq ÷ reserved_tokens_per_seq of the
+    bytes; the blocks count tokens at that rate (exact at the reserved length, a little
+    generous to shorter sequences)."""
     budget = _number(values, "kv_budget_gib", 0.0) * float(CONSTANTS["BYTES_PER_GIB"].value)
+    reserved = _number(values, "reserved_tokens_per_seq", 1.0)
+    held = _number(values, "kv_held_tokens_per_seq", reserved) / reserved if reserved > 0 else 1.0
     per_block = (_number(values, "kv_bytes_per_token", 1.0) * _number(values, "kv_copies", 1.0)
-                 * block_tokens)
+                 * held * block_tokens)
     return max(0, int(budget // per_block))
 
 

@@ -110,6 +110,7 @@ LLAMA4_SCOUT: dict[str, Any] = {
         "intermediate_size": 8192, "intermediate_size_mlp": 16384, "num_local_experts": 16,
         "num_experts_per_tok": 1, "interleave_moe_layer_step": 1, "vocab_size": 202048,
         "max_position_embeddings": 10485760, "tie_word_embeddings": False,
+        "attention_chunk_size": 8192,
     },
 }  # fmt: skip
 LLAMA4_MAVERICK: dict[str, Any] = {
@@ -414,6 +415,53 @@ def test_read_hf_config_deepseek_mla(tmp_path: Path) -> None:
     path.write_text(json.dumps(DEEPSEEK_V3), "utf-8")
     row = read_hf_config(path)
     assert (row["head_dim"], row["mla_kv_dim"], row["layers"]) == (192.0, 576.0, 61.0)
+
+
+GPT_OSS_120B_ATTENTION: dict[str, Any] = {
+    "model_type": "gpt_oss", "num_hidden_layers": 36, "hidden_size": 2880,
+    "num_attention_heads": 64, "num_key_value_heads": 8, "head_dim": 64,
+    "intermediate_size": 2880, "num_local_experts": 128, "num_experts_per_tok": 4,
+    "vocab_size": 201088, "max_position_embeddings": 131072, "sliding_window": 128,
+    "layer_types": ["sliding_attention", "full_attention"] * 18,
+}  # fmt: skip
+
+
+@pytest.mark.parametrize(("config", "expected"), [
+    (GPT_OSS_120B_ATTENTION, (128, 18)),
+    ({**GPT_OSS_120B_ATTENTION, "layer_types": None}, (128, 18)),  # alternating by model type
+    (LLAMA4_SCOUT, (8192, 36)),  # RoPE layers chunked, every 4th global
+    ({**LLAMA4_SCOUT, "text_config": {**LLAMA4_SCOUT["text_config"],
+                                      "no_rope_layers": [1, 1, 0] * 16}}, (8192, 32)),
+    ({**LLAMA_31_8B, "model_type": "gemma2", "sliding_window": 4096, "head_dim": 128},
+     (4096, 16)),
+    ({**LLAMA_31_8B, "model_type": "gemma3_text", "sliding_window": 1024,
+      "sliding_window_pattern": 6, "head_dim": 128}, (1024, 27)),
+    ({**LLAMA_31_8B, "model_type": "mistral", "sliding_window": 4096}, (0, 0)),  # every layer
+    ({**QWEN3_30B_A3B, "sliding_window": 32768, "use_sliding_window": False}, (0, 0)),
+    (LLAMA_31_8B, (0, 0)),
+])  # fmt: skip
+def test_read_hf_config_local_attention(tmp_path: Path, config: dict[str, Any],
+                                        expected: tuple[int, int]) -> None:
+    """The local-attention window and the layers that use it, as the config lays them out:
+    gpt-oss alternates 128-token sliding and full layers, Llama 4 attends within 8,192-token
+    chunks in its RoPE layers, Gemma 2 alternates, Gemma 3 keeps one global layer in six; a
+    window on every layer (Mistral 7B v0.1) or switched off (Qwen) is not applied."""
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(config), "utf-8")
+    row = read_hf_config(path)
+    assert (row["local_attention_window"], row["local_attention_layers"]) == expected
+
+
+def test_catalog_local_attention_rows(cat: Catalogs) -> None:
+    """The shipped rows with local attention hold what their configs lay out (gpt-oss 128 on
+    half the layers, Gemma 2 4,096 on the even-numbered half, Llama 4 8,192-token chunks on 3
+    of 4 layers) and no other row has a window."""
+    expected = {"gpt-oss-20b": (128, 12), "gpt-oss-120b": (128, 18), "gemma-2-9b": (4096, 21),
+                "gemma-2-27b": (4096, 23), "Llama-4-Scout-17B-16E": (8192, 36),
+                "Llama-4-Maverick-17B-128E": (8192, 36)}
+    for name, row in cat.models.iterrows():
+        assert (row["local_attention_window"], row["local_attention_layers"]) == expected.get(
+            str(name), (0, 0)), name
 
 
 def test_read_hf_config_errors(tmp_path: Path) -> None:

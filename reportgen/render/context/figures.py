@@ -64,15 +64,24 @@ def _memory_caption(row: Row) -> str:
             "per GPU, and the KV budget is {budget}: not one sequence fits."
         ).format(replica=replica(row), weights=fmt(row, "weights_gib"), dtype=row["weight_dtype"],
                  per_gpu=fmt(row, "weights_gib_per_gpu"), budget=fmt(row, "kv_budget_gib"))
-    return _(
+    caption = _(
         "One GPU of a {replica} replica. The engine ({engine}) gives the instance {budget} for KV "
         "cache; each sequence reserves {per_seq} ({per_token} × {tokens}), so memory holds "
         "{b_mem} sequences; the plan runs {batch}. “Free” includes the engine's own margin and "
         "KV space the batch does not use."
     ).format(replica=replica(row), engine=row["engine"], budget=fmt(row, "kv_budget_gib"),
              per_seq=fmt(row, "kv_gib_per_seq"), per_token=fmt(row, "kv_bytes_per_token"),
-             tokens=fmt(row, "reserved_tokens_per_seq"), b_mem=fmt(row, "batch_max_kv"),
+             tokens=fmt(row, "kv_held_tokens_per_seq"), b_mem=fmt(row, "batch_max_kv"),
              batch=fmt(row, "batch"))
+    if as_float(row, "local_attention_share") > 0:
+        caption += " " + _(
+            "{share} of the model's layers attend to at most the last {window} and keep no "
+            "more, so a sequence of {reserved} holds {tokens} on average over the layers."
+        ).format(share=fmt(row, "local_attention_share"),
+                 window=fmt(row, "local_attention_window"),
+                 reserved=fmt(row, "reserved_tokens_per_seq"),
+                 tokens=fmt(row, "kv_held_tokens_per_seq"))
+    return caption
 
 
 def memory_figure(row: Row) -> Figure:
