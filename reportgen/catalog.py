@@ -604,16 +604,18 @@ def _local_attention(c: Mapping[str, Any], mt: str, n_layers: int) -> tuple[int,
     ``sliding_window``: the layers ``layer_types`` marks "sliding_attention" (gpt-oss, newer
     configs), all but every ``sliding_window_pattern``-th (Gemma 3), every other one from the
     first (Gemma 2, gpt-oss without layer_types). Qwen's ``use_sliding_window: false`` switches
-    its window off. A window on every layer (Mistral 7B v0.1, Phi-3) is not applied: TensorRT-LLM's
-    published Mistral 7B v0.1 runs at 5,000- and 20,000-token prompts are as fast as full
-    attention predicts, two to four times slower than its 4,096-token window would make them."""
+    its window off. A window on every layer (Mistral 7B v0.1, Phi-3), or on none, is not
+    applied: TensorRT-LLM's published Mistral 7B v0.1 runs at 5,000- and 20,000-token prompts
+    are as fast as full attention predicts, two to four times slower than its 4,096-token
+    window would make them."""
     chunk = _flag_int(c, "attention_chunk_size", 0)
     if chunk:
         marks = c.get("no_rope_layers")
         if isinstance(marks, list) and len(marks) == n_layers:
-            return chunk, sum(1 for m in marks if m)
-        interval = _flag_int(c, "no_rope_layer_interval", 4)
-        return chunk, n_layers - n_layers // interval
+            local = sum(1 for m in marks if m)
+        else:
+            local = n_layers - n_layers // _flag_int(c, "no_rope_layer_interval", 4)
+        return (chunk, local) if 0 < local < n_layers else (0, 0)
     window = _flag_int(c, "sliding_window", 0)
     if not window or c.get("use_sliding_window") is False:
         return 0, 0

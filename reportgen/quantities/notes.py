@@ -40,6 +40,11 @@ _NOTES = (
     ('{eff__calibrated}="no"',
      N_("Efficiencies for this GPU family and precision are uncalibrated priors: treat the "
         "plan as provisional and load-test early.")),
+    ('{local_attention_share}>0',
+     N_("Some of this model's layers attend only to a window of recent tokens and keep no more "
+        "KV cache than that, as vLLM's hybrid KV-cache manager and TensorRT-LLM's "
+        "sliding-window cache allocate it; an engine that keeps every layer's whole context "
+        "fits fewer sequences.")),
 )
 
 # Sentences that quote the row's own values: (Excel condition, Excel text, the same in Python
@@ -112,7 +117,7 @@ def _template() -> str:
 def _said(method: str, bottleneck: str, no_tpot: bool, weights: str, experts: str,
           compute: str, calibrated: str, raw_weights: str, pp: float, tp: float, gpus: float,
           per_node: float, calibration_note: str, calibrated_on: str, engine: str,
-          say: Say = N_) -> str:
+          local_share: float, say: Say = N_) -> str:
     """The notes of one combination of values: the sentences whose condition holds, in the
     template's order, joined as its TRIM joins them; ``say``: each sentence in the reader's
     language (the engine's are English, as the workbook's formula writes them)."""
@@ -127,6 +132,7 @@ def _said(method: str, bottleneck: str, no_tpot: bool, weights: str, experts: st
         no_tpot and bottleneck == "batch_cap",
         uniform and weights != compute and weights in ("fp4", "fp8", "mxfp4"),
         calibrated == "no",
+        local_share > 0,
     )
     said = [say(text) for (_, text), held in zip(_NOTES, holds, strict=True) if held]
     if raw_weights == "" and (not uniform or weights not in ("bf16", "fp16")):
@@ -160,11 +166,13 @@ def notes(
     eff__calibration_note: Array,
     eff__engine: Array,
     engine: Array,
+    local_attention_share: Array,
 ) -> Array:
     """What a reader should know about the row, in sentences."""
     return worded((method, bottleneck, raw_tpot_slo_ms, weight_dtype, expert_weight_dtype,
                    compute_dtype, eff__calibrated, raw_weight_dtype, pp, tp, gpus_per_instance,
-                   gpu__gpus_per_node, eff__calibration_note, eff__engine, engine))
+                   gpu__gpus_per_node, eff__calibration_note, eff__engine, engine,
+                   local_attention_share))
 
 
 def worded(arguments: tuple[Array, ...], say: Say = N_) -> Array:

@@ -71,3 +71,19 @@ def test_llama4_chunks_explain_the_published_long_prompt_run() -> None:
     everywhere = float(cal.predict(cal.build_bench(row, catalogs=full))[0])
     assert abs(np.log(measured / chunked)) < 0.05
     assert measured / everywhere > 1.4
+
+
+def test_the_plan_says_what_it_assumes_about_the_window() -> None:
+    """The row's notes say that the plan counts only the window's KV cache in the local layers
+    (an engine without a hybrid allocator fits fewer sequences); a full-attention model's notes
+    do not."""
+    plan = build_plan([
+        dict(scenario="oss", model="gpt-oss-120b", gpu="H100", peak_qps=5,
+             avg_prompt_tokens=8000, avg_output_tokens=1000),
+        dict(scenario="llama", model="Llama-3.1-8B", gpu="H100", peak_qps=5,
+             avg_prompt_tokens=8000, avg_output_tokens=1000),
+    ])
+    oss, llama = plan.results["notes"]
+    assert "attend only to a window of recent tokens" in oss
+    assert "fits fewer sequences" in oss
+    assert "window" not in llama

@@ -437,6 +437,8 @@ GPT_OSS_120B_ATTENTION: dict[str, Any] = {
     ({**LLAMA_31_8B, "model_type": "gemma3_text", "sliding_window": 1024,
       "sliding_window_pattern": 6, "head_dim": 128}, (1024, 27)),
     ({**LLAMA_31_8B, "model_type": "mistral", "sliding_window": 4096}, (0, 0)),  # every layer
+    ({**LLAMA4_SCOUT, "text_config": {**LLAMA4_SCOUT["text_config"],
+                                      "no_rope_layer_interval": 1}}, (0, 0)),  # no layer
     ({**QWEN3_30B_A3B, "sliding_window": 32768, "use_sliding_window": False}, (0, 0)),
     (LLAMA_31_8B, (0, 0)),
 ])  # fmt: skip
