@@ -74,7 +74,7 @@ def _memory_caption(row: Row) -> str:
              tokens=fmt(row, "kv_held_tokens_per_seq"), b_mem=fmt(row, "batch_max_kv"),
              batch=fmt(row, "batch"))
     if as_float(row, "local_attention_share") > 0:
-        caption += " " + _(
+        caption += ("" if caption.endswith("。") else " ") + _(
             "{share} of the model's layers attend to at most the last {window} and keep no "
             "more, so a sequence of {reserved} holds {tokens} on average over the layers."
         ).format(share=fmt(row, "local_attention_share"),
