@@ -1,8 +1,8 @@
 """The parity scenario set: small (20 rows) but reaching every bottleneck, both methods, the
 three serving engines, auto and explicit TP, pipeline stages across nodes and inside one,
-MoE, MLA, fp8/fp4 (native and weight-only), precisions as shipped (mixed MXFP4 and bf16),
-every status of the choice (chosen, option, compare, no fit) with searched GPUs and
-precisions, and scenario names that look like formulas."""
+MoE, MLA, local attention, fp8/fp4 (native and weight-only), precisions as shipped (mixed
+MXFP4 and bf16), every status of the choice (chosen, option, compare, no fit) with searched
+GPUs and precisions, and scenario names that look like formulas."""
 
 from __future__ import annotations
 
@@ -76,7 +76,7 @@ PARITY_ROWS: tuple[dict[str, object], ...] = (
     dict(scenario="405b-across-nodes", model="Llama-3.1-405B", gpu="H100-SXM", peak_qps=2,
          avg_prompt_tokens=9000, avg_output_tokens=300, weight_dtype="bf16", tpot_slo_ms=150),
     # precisions as shipped: MXFP4 experts beside bf16 attention, searched with fp8 (blank
-    # option on Options and Plan)
+    # option on Options and Plan); local attention (a 128-token window in half the layers)
     dict(scenario="gpt-oss-as-shipped", model="gpt-oss-120b", gpu="H100-SXM", peak_qps=10,
          avg_prompt_tokens=1000, avg_output_tokens=400, weight_dtype="auto", tpot_slo_ms=40),
     # explicit pipeline stages inside one PCIe node (the stage link is the GPU link)
