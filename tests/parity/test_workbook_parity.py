@@ -16,6 +16,7 @@ installed.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -382,15 +383,25 @@ class Change:
     scenarios: pd.DataFrame
     typed: pd.DataFrame
     constants: dict[str, float]
+    tables: Tables
 
     def expected(self, plan: Plan) -> pd.DataFrame:
-        _, scenarios = options_expected(plan, plan.tables, self.typed, self.constants,
+        _, scenarios = options_expected(plan, self.tables, self.typed, self.constants,
                                         self.scenarios)
-        return with_choice(estimate(scenarios, plan.tables, self.constants))
+        return with_choice(estimate(scenarios, self.tables, self.constants))
 
 
 @pytest.fixture(scope="module")
-def change(parity_plan: Plan, where: Where) -> Change:
+def change(parity_plan: Plan, parity_workbook: Path, where: Where) -> Change:
+    """Edits a reviewer makes: a QPS and a price on Scenarios, the safety factor on
+    Assumptions, and gpt-oss-120b's local-attention window on Models (128 → 512 tokens)."""
+    models_sheet = openpyxl.load_workbook(parity_workbook)["Models"]
+    window = next(c for row in models_sheet.iter_rows(max_row=5) for c in row
+                  if c.value == "local_attention_window")
+    model_row = next(c.row for c in models_sheet["A"] if c.value == "gpt-oss-120b")
+    models = parity_plan.tables.models.copy()
+    models.loc["gpt-oss-120b", "local_attention_window"] = 512.0
+    tables = dataclasses.replace(parity_plan.tables, models=models)
     scenarios, typed = parity_plan.scenarios.copy(), parity_plan.typed.copy()
     names = list(scenarios["scenario"])
     qps_row, price_row = names.index("chat-70b"), names.index("mixtral-trt")
@@ -403,8 +414,9 @@ def change(parity_plan: Plan, where: Where) -> Change:
         f"Scenarios!{where.scenario_cols['peak_qps']}{qps_row + where.first_row}": 55.0,
         f"Scenarios!{where.scenario_cols['gpu_hour_price']}{price_row + where.first_row}": 9.75,
         where.constants["SAFETY_FACTOR"]: safety,
+        f"Models!{window.column_letter}{model_row}": 512.0,
     }
-    return Change(cells, scenarios, typed, {"SAFETY_FACTOR": safety})
+    return Change(cells, scenarios, typed, {"SAFETY_FACTOR": safety}, tables)
 
 
 def test_formulas_follow_changed_inputs(
