@@ -110,6 +110,16 @@ def _full_attention(bench: Bench) -> Bench:
     return bench.with_models(models)
 
 
+def _moe_runs_attention_dp(bench: Bench) -> Bench:
+    """TensorRT-LLM v1.0's MoE rows at tp > 1 run attention data-parallel with expert
+    parallelism, as the v1.0 document's command for MoE models sets (``--ep`` and
+    ``enable_attention_dp: true``)."""
+    m = bench.measurements
+    experts = bench.tables.models["experts"].reindex(m["model"]).to_numpy(dtype=float)
+    v1 = m["framework_version"].astype(str).str.startswith("1.").to_numpy()
+    return bench.with_attention_dp(v1 & (experts > 1) & (m["tp"].to_numpy(dtype=float) > 1))
+
+
 NVLINK_GPUS = ("H100-SXM", "H200-SXM", "GH200", "A100-SXM-80GB")
 ABLATIONS: tuple[Ablation, ...] = (
     Ablation("all-reduce latency 0", "link_latency_us 0 instead of 25", _links(latency_us=0.0)),
@@ -149,6 +159,9 @@ ABLATIONS: tuple[Ablation, ...] = (
              pin=_moe_reads_all_experts),
     Ablation("no KV copies across TP", "kv_copies = 1: a KV head on fewer GPUs than tp (GQA "
              "with kv_heads < tp) is not replicated", pin=_one_kv_copy),
+    Ablation("v1.0 MoE runs attention data-parallel", "TensorRT-LLM v1.0's MoE rows at "
+             "tp > 1 read as attention_dp = 1 (the document's MoE command sets --ep and "
+             "enable_attention_dp), not as tensor-parallel attention", _moe_runs_attention_dp),
     Ablation("MoE GEMM at dense speed", "moe_gemm_efficiency 1.0 on every row (no MoE term)",
              _moe_gemm(1.0), refit_moe=False),
     Ablation("one MoE GEMM efficiency (0.8)", "moe_gemm_efficiency 0.8 on every row, not "

@@ -62,6 +62,15 @@ class Bench:
             self, checked=dataclasses.replace(self.checked, scenarios=scenarios)
         )
 
+    def with_attention_dp(self, rows: BoolArray) -> Bench:
+        """The same bench with the scenarios of ``rows`` run attention data-parallel with
+        expert parallelism (attention_dp = 1)."""
+        scenarios = self.checked.scenarios.copy()
+        scenarios.loc[rows, "attention_dp"] = 1.0
+        return dataclasses.replace(
+            self, checked=dataclasses.replace(self.checked, scenarios=scenarios)
+        )
+
     def subset(self, mask: BoolArray) -> Bench:
         """The rows where ``mask`` holds."""
         keep = np.flatnonzero(mask)

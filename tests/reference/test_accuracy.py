@@ -226,6 +226,29 @@ def test_kv_heads_fewer_than_gpus_are_stored_on_several() -> None:
         2 * result.at["qwen", "kv_gib_per_seq"])
 
 
+def test_v1_moe_rows_can_be_read_as_attention_data_parallel(bench: cal.Bench) -> None:
+    """TensorRT-LLM v1.0 perf-overview.md, "Running the Benchmark": the command for MoE models
+    adds --ep and enable_attention_dp. The ablation reads exactly the v1.0 MoE rows at tp > 1
+    that way: each GPU then keeps one copy of its own sequences' KV cache (Qwen3-235B-A22B's
+    4 KV heads are no longer stored twice at TP 8) and the whole attention weights."""
+    (ablation,) = [a for a in cal.ABLATIONS if a.name == "v1.0 MoE runs attention data-parallel"]
+    m = bench.measurements
+    changed = ablation.bench(bench).checked.scenarios["attention_dp"].eq(1).to_numpy()
+    experts = bench.tables.models["experts"].reindex(m["model"]).to_numpy()
+    v1 = m["framework_version"].eq("1.0").to_numpy()
+    assert (changed == (v1 & (experts > 1) & (m["tp"] > 1).to_numpy())).all()
+    assert set(m.loc[changed, "model"]) == {"Llama-4-Maverick-17B-128E", "Llama-4-Scout-17B-16E",
+                                            "Qwen3-235B-A22B", "Qwen3-30B-A3B"}
+    qwen = changed & (m["model"] == "Qwen3-235B-A22B").to_numpy() & (m["tp"] == 8).to_numpy()
+    one = np.flatnonzero(qwen)[:1]
+    before = estimate(bench.subset(np.isin(np.arange(len(m)), one)).checked.scenarios,
+                      bench.tables)
+    after = estimate(ablation.bench(bench).subset(np.isin(np.arange(len(m)), one))
+                     .checked.scenarios, bench.tables)
+    assert before["kv_copies"].iloc[0] == 2.0 and after["kv_copies"].iloc[0] == 1.0
+    assert after["attention_replicas"].iloc[0] == 8.0
+
+
 def test_routed_experts_count_at_their_grouped_gemm_speed() -> None:
     """Mixtral-8x7B: 12.9 B active parameters of which 2 of 8 experts × 32 layers are routed;
     their matrix multiplies count 1 ÷ the row's moe_gemm_efficiency each; a dense model's count
