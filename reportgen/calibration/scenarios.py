@@ -57,16 +57,16 @@ class Bench:
 
     def with_engine(self, engine: str) -> Bench:
         """The same bench with every scenario under another engine's KV-budget definition."""
-        scenarios = self.checked.scenarios.assign(engine=engine)
-        return dataclasses.replace(
-            self, checked=dataclasses.replace(self.checked, scenarios=scenarios)
-        )
+        return self._with_scenarios(self.checked.scenarios.assign(engine=engine))
 
     def with_attention_dp(self, rows: BoolArray) -> Bench:
         """The same bench with the scenarios of ``rows`` run attention data-parallel with
         expert parallelism (attention_dp = 1)."""
         scenarios = self.checked.scenarios.copy()
         scenarios.loc[rows, "attention_dp"] = 1.0
+        return self._with_scenarios(scenarios)
+
+    def _with_scenarios(self, scenarios: pd.DataFrame) -> Bench:
         return dataclasses.replace(
             self, checked=dataclasses.replace(self.checked, scenarios=scenarios)
         )

@@ -239,12 +239,11 @@ def test_v1_moe_rows_can_be_read_as_attention_data_parallel(bench: cal.Bench) ->
     assert (changed == (v1 & (experts > 1) & (m["tp"] > 1).to_numpy())).all()
     assert set(m.loc[changed, "model"]) == {"Llama-4-Maverick-17B-128E", "Llama-4-Scout-17B-16E",
                                             "Qwen3-235B-A22B", "Qwen3-30B-A3B"}
-    qwen = changed & (m["model"] == "Qwen3-235B-A22B").to_numpy() & (m["tp"] == 8).to_numpy()
-    one = np.flatnonzero(qwen)[:1]
-    before = estimate(bench.subset(np.isin(np.arange(len(m)), one)).checked.scenarios,
-                      bench.tables)
-    after = estimate(ablation.bench(bench).subset(np.isin(np.arange(len(m)), one))
-                     .checked.scenarios, bench.tables)
+    one = np.zeros(len(m), dtype=bool)
+    qwen_tp8 = changed & (m["model"] == "Qwen3-235B-A22B").to_numpy() & (m["tp"] == 8).to_numpy()
+    one[np.flatnonzero(qwen_tp8)[0]] = True
+    before = estimate(bench.subset(one).checked.scenarios, bench.tables)
+    after = estimate(ablation.bench(bench).subset(one).checked.scenarios, bench.tables)
     assert before["kv_copies"].iloc[0] == 2.0 and after["kv_copies"].iloc[0] == 1.0
     assert after["attention_replicas"].iloc[0] == 8.0
 
