@@ -11,6 +11,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from reportgen.calibration.fit import moe_rows
+from reportgen.calibration.release import REFERENCE_RELEASE
 from reportgen.calibration.scenarios import Bench, Constants, FloatArray, Pin
 
 
@@ -111,13 +113,15 @@ def _full_attention(bench: Bench) -> Bench:
 
 
 def _moe_runs_attention_dp(bench: Bench) -> Bench:
-    """TensorRT-LLM v1.0's MoE rows at tp > 1 run attention data-parallel with expert
-    parallelism, as the v1.0 document's command for MoE models sets (``--ep`` and
-    ``enable_attention_dp: true``)."""
+    """The reference release's (TensorRT-LLM v1.0) MoE rows at tp > 1 run attention
+    data-parallel with expert parallelism, as that document's command for MoE models sets
+    (``--ep`` and ``enable_attention_dp: true``)."""
     m = bench.measurements
-    experts = bench.tables.models["experts"].reindex(m["model"]).to_numpy(dtype=float)
-    v1 = m["framework_version"].astype(str).str.startswith("1.").to_numpy()
-    return bench.with_attention_dp(v1 & (experts > 1) & (m["tp"].to_numpy(dtype=float) > 1))
+    framework, version = REFERENCE_RELEASE
+    reference = (m["framework"].str.startswith(framework)
+                 & (m["framework_version"] == version)).to_numpy(dtype=bool)
+    return bench.with_attention_dp(moe_rows(bench) & reference
+                                   & (m["tp"].to_numpy(dtype=float) > 1))
 
 
 NVLINK_GPUS = ("H100-SXM", "H200-SXM", "GH200", "A100-SXM-80GB")
